@@ -24,14 +24,26 @@
 // carries its implementation as Overload.Window, which computes one value
 // per row of a sorted partition (window.go); package executor finds the
 // partitions, peer groups and frames.
-// Scalar implementations are found by name and argument types (Lookup)
-// in the tables of the impl_*.go files. NamedParams (params.go) lists the
-// parameter names and defaults PostgreSQL 15 declares for some of them
+// A scalar overload carries its implementation as Overload.Fn, a factory
+// that returns the row or vector function (Impl) for the coerced
+// argument types; overloads that differ only in types may share one (the
+// arithmetic operators over every pair of integer widths). Each impl_*.go
+// file lists the overloads it implements (stringOverloads,
+// mathOverloads, ...), every signature naming its implementation where
+// it is declared, so that one entry is a signature and its
+// implementation. Lookup, which the executor calls, resolves a call
+// through the overloads of its name, the one whose parameter types are
+// the call's first. The few functions the binder calls for syntax with
+// types it has computed (ARRAY[...], ROW(...), f(a, VARIADIC arr),
+// COLLATE, WHERE CURRENT OF, an identity column's next value, ...) have
+// an implementation and no signature (syntaxImpl), so no name in user
+// text resolves to them. NamedParams (params.go) lists the parameter
+// names and defaults PostgreSQL 15 declares for some functions
 // (make_interval(days => 3)), which the binder's named notation uses.
 //
-// The tables are plain Go values built when the package is loaded; no
-// init function registers anything and no other package adds overloads,
-// so the set of functions is what this package's files say.
+// The tables are plain Go values, built once on first use (overload.go);
+// no init function registers anything and no other package adds
+// overloads, so the set of functions is what this package's files say.
 //
 // Operators are listed under their PostgreSQL names ("+", "||", "~~" for
 // LIKE); unary minus is "neg". A few names are the binder's own spelling

@@ -2,6 +2,7 @@ package functions
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"time"
 
@@ -253,87 +254,120 @@ const IdentityNextValFn = "pg_identity_nextval"
 // by its bytes, so the value is x's).
 const CollateFn = "pg_collate"
 
-// implFactory returns the implementation of a function for the given
-// argument and result types, and false if it has none for them. One
-// factory may serve many overloads of a name (all integer widths, say).
-type implFactory func(args []types.T, ret types.T) (Impl, bool)
+// ImplFactory is a scalar overload's implementation (Overload.Fn): it
+// returns the Impl for the given argument and result types, and false if
+// it has none for them. One factory may serve many overloads (all
+// integer widths, say).
+type ImplFactory func(args []types.T, ret types.T) (Impl, bool)
 
-// implTable maps a function name to its implementation factories.
-type implTable map[string][]implFactory
-
-// def adds an implementation factory for a function or operator.
-func (t implTable) def(name string, f implFactory) { t[name] = append(t[name], f) }
-
-// defRow adds a strict row function that works for every overload of
-// name.
-func (t implTable) defRow(name string, f RowFn) {
-	t.def(name, func([]types.T, types.T) (Impl, bool) { return Impl{Row: f}, true })
+// row is the ImplFactory of a strict row function that serves every
+// signature it is given.
+func row(f RowFn) ImplFactory {
+	return func([]types.T, types.T) (Impl, bool) { return Impl{Row: f}, true }
 }
 
-// defRowNS adds a non-strict row function for every overload of name.
-func (t implTable) defRowNS(name string, f RowFn) {
-	t.def(name, func([]types.T, types.T) (Impl, bool) { return Impl{Row: f, NonStrict: true}, true })
+// rowNS is row for a non-strict row function.
+func rowNS(f RowFn) ImplFactory {
+	return func([]types.T, types.T) (Impl, bool) { return Impl{Row: f, NonStrict: true}, true }
 }
 
-// impls holds the implementations of every scalar function and operator,
-// built once from the define* methods of this package's impl_*.go files.
-var impls = func() implTable {
-	t := implTable{}
-	t.defineArith()
-	t.defineBitwise()
-	t.defineCompare()
-	t.defineDatetime()
-	t.defineDatetimeFns()
-	t.defineArrayContain()
-	t.defineArray()
-	t.defineJson()
-	t.defineJSONPath()
-	t.defineJsonText()
-	t.defineJsonSRFText()
-	t.defineJsonOps()
-	t.defineJsonSet()
-	t.defineMath()
-	t.defineString()
-	t.defineSimilar()
-	t.defineRegex()
-	t.defineSystem()
-	t.defineSequences()
-	t.defineCurrentOf()
-	t.defineTimewindow()
-	t.defineTochar()
-	t.defineUUID()
-	t.defineVariadic()
-	t.defineTableSample()
-	return t
-}()
+// syntaxImpl returns the implementation of a function the binder calls
+// for a piece of syntax with types it has computed, never by resolving a
+// name (f(a, VARIADIC arr), ...), and nil for any other name. These
+// functions have no Overload: no call in user text can reach them.
+func syntaxImpl(name string) ImplFactory {
+	switch name {
+	case VariadicCallFn:
+		return variadicCall
+	case "array":
+		return arrayConstructor
+	case "pg_row":
+		return rowConstructor
+	case "pg_current_of":
+		return currentOf
+	case IndeterminateCollationFn:
+		return indeterminateCollation
+	case CollateFn:
+		return collate
+	case IdentityNextValFn:
+		return identityNextVal
+	case TableSampleFn:
+		return tableSample
+	}
+	return nil
+}
 
 // Lookup returns the implementation of scalar function or operator name
 // for argument types args and result type ret: 42883 (undefined_function)
-// if there is none.
+// if there is none. It asks the implementations of name's overloads,
+// those whose parameter types agree with more of args first (the
+// overload the binder chose, whose Args are args, before the others),
+// and answers with the first that accepts args; a function the binder
+// calls for syntax has its own implementation (syntaxImpl).
 func Lookup(name string, args []types.T, ret types.T) (Impl, error) {
-	return impls.lookup(name, args, ret)
-}
-
-// lookup is Lookup in table t. The variadic spreader calls it on the
-// table it is defined in, which is impls once built, so that no variable
-// refers to impls while impls is initialised.
-func (t implTable) lookup(name string, args []types.T, ret types.T) (Impl, error) {
-	for _, f := range t[name] {
+	if f := syntaxImpl(name); f != nil {
 		if im, ok := f(args, ret); ok {
 			return im, nil
 		}
+		return Impl{}, undefined(name, args)
 	}
+	for _, o := range candidates(name, args) {
+		if im, ok := o.Fn(args, ret); ok {
+			return im, nil
+		}
+	}
+	return Impl{}, undefined(name, args)
+}
+
+// candidates returns the scalar overloads of name, ordered by how many of
+// args their parameter types equal ("any" parameters count for none),
+// most first; overloads that agree as much keep their order.
+func candidates(name string, args []types.T) []*Overload {
+	var os []*Overload
+	for _, o := range registry()[name] {
+		if o.Kind == Scalar && o.Fn != nil {
+			os = append(os, o)
+		}
+	}
+	score := make(map[*Overload]int, len(os))
+	for _, o := range os {
+		score[o] = agreement(o, args)
+	}
+	sort.SliceStable(os, func(i, j int) bool { return score[os[i]] > score[os[j]] })
+	return os
+}
+
+// agreement counts the arguments whose type is o's parameter type at
+// their position (the variadic parameter repeating); -1 when o cannot
+// take len(args) arguments.
+func agreement(o *Overload, args []types.T) int {
+	n := len(o.Args)
+	if len(args) != n && !(o.Variadic && len(args) >= n-1) {
+		return -1
+	}
+	c := 0
+	for i, a := range args {
+		p := o.Args[min(i, n-1)]
+		if p != types.Unknown && p == a.ID {
+			c++
+		}
+	}
+	return c
+}
+
+// undefined is the error of a call with no implementation.
+func undefined(name string, args []types.T) error {
 	names := make([]string, len(args))
 	for i, a := range args {
 		names[i] = a.ID.Name()
 	}
 	if len(args) == 1 && isOperator(name) {
-		return Impl{}, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s", name, names[0])
+		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s", name, names[0])
 	}
 	if len(args) == 2 && isOperator(name) {
-		return Impl{}, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", names[0], name, names[1])
+		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", names[0], name, names[1])
 	}
-	return Impl{}, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", "))
+	return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", "))
 }
 
 func isOperator(name string) bool {

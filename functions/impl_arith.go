@@ -231,54 +231,88 @@ func numericArith(op byte) RowFn {
 	}
 }
 
-// defineArith adds the implementations of this file to t.
-func (t implTable) defineArith() {
-	for _, o := range []byte{'+', '-', '*', '/', '%', '^'} {
-		op := o
-		t.def(string(op), func(args []types.T, ret types.T) (Impl, bool) {
-			if len(args) != 2 {
-				return Impl{}, false
+// arithOverloads lists the arithmetic operators over numbers
+// (pg_operator: int2pl, int24pl, ..., float48pl, numeric_add) and unary
+// minus.
+func arithOverloads() []*Overload {
+	var os []*Overload
+	for _, name := range []string{"+", "-", "*", "/"} {
+		im := arithImpl(name[0])
+		for _, a := range intTypes {
+			for _, b := range intTypes {
+				os = append(os, op(name, im, intResult(a, b), a, b))
 			}
-			a, b := args[0], args[1]
-			switch {
-			case a.IsInteger() && b.IsInteger() && ret.IsInteger():
-				return Impl{Vec: intArith(op, ret.ID)}, true
-			case a.Family() == types.FamFloat && b.Family() == types.FamFloat:
-				return Impl{Vec: floatArith(op, ret.ID)}, true
-			case a.ID == types.Numeric && b.ID == types.Numeric:
-				return Impl{Row: numericArith(op)}, true
-			}
-			return Impl{}, false
-		})
+		}
+		os = append(os, op(name, im, tF4, tF4, tF4), op(name, im, tF8, tF4, tF8),
+			op(name, im, tF8, tF8, tF4), op(name, im, tF8, tF8, tF8), op(name, im, tNum, tNum, tNum))
 	}
-	t.def("neg", func(args []types.T, ret types.T) (Impl, bool) {
+	// Postgres's % exists for integers (same-type and int2/int4 pairs
+	// behave alike after promotion) and numeric, not for floats.
+	for _, a := range intTypes {
+		os = append(os, op("%", arithImpl('%'), a, a, a))
+	}
+	os = append(os, op("%", arithImpl('%'), tNum, tNum, tNum))
+	os = append(os, op("^", arithImpl('^'), tF8, tF8, tF8), op("^", arithImpl('^'), tNum, tNum, tNum))
+	return os
+}
+
+// negOverloads lists unary minus ("neg") over numbers and intervals.
+func negOverloads() []*Overload {
+	var os []*Overload
+	for _, t := range numberTypes {
+		os = append(os, op("neg", negImpl, t, t))
+	}
+	return append(os, op("neg", negImpl, tIv, tIv))
+}
+
+// arithImpl implements the arithmetic operator op over two integers, two
+// floats or two numerics.
+func arithImpl(op byte) ImplFactory {
+	return func(args []types.T, ret types.T) (Impl, bool) {
+		if len(args) != 2 {
+			return Impl{}, false
+		}
+		a, b := args[0], args[1]
 		switch {
-		case args[0].IsInteger():
-			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
-				if d[0].I == math.MinInt64 {
-					return types.NullDatum, intRangeError(ret.ID)
-				}
-				return types.DInt(-d[0].I), CheckIntRange(-d[0].I, ret.ID)
-			}}, true
-		case args[0].Family() == types.FamFloat:
-			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return types.DFloat(-d[0].F), nil }}, true
-		case args[0].ID == types.Numeric:
-			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
-				r := new(apd.Decimal).Neg(d[0].D)
-				if r.IsZero() {
-					r.Negative = false
-				}
-				return types.DDecimal(r), nil
-			}}, true
-		case args[0].ID == types.Interval:
-			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
-				iv := d[0].Iv
-				if iv.Months == math.MinInt32 || iv.Days == math.MinInt32 || iv.Micros == math.MinInt64 {
-					return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
-				}
-				return types.DInterval(types.IntervalVal{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}), nil
-			}}, true
+		case a.IsInteger() && b.IsInteger() && ret.IsInteger():
+			return Impl{Vec: intArith(op, ret.ID)}, true
+		case a.Family() == types.FamFloat && b.Family() == types.FamFloat:
+			return Impl{Vec: floatArith(op, ret.ID)}, true
+		case a.ID == types.Numeric && b.ID == types.Numeric:
+			return Impl{Row: numericArith(op)}, true
 		}
 		return Impl{}, false
-	})
+	}
+}
+
+// negImpl implements unary minus.
+func negImpl(args []types.T, ret types.T) (Impl, bool) {
+	switch {
+	case args[0].IsInteger():
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+			if d[0].I == math.MinInt64 {
+				return types.NullDatum, intRangeError(ret.ID)
+			}
+			return types.DInt(-d[0].I), CheckIntRange(-d[0].I, ret.ID)
+		}}, true
+	case args[0].Family() == types.FamFloat:
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return types.DFloat(-d[0].F), nil }}, true
+	case args[0].ID == types.Numeric:
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+			r := new(apd.Decimal).Neg(d[0].D)
+			if r.IsZero() {
+				r.Negative = false
+			}
+			return types.DDecimal(r), nil
+		}}, true
+	case args[0].ID == types.Interval:
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+			iv := d[0].Iv
+			if iv.Months == math.MinInt32 || iv.Days == math.MinInt32 || iv.Micros == math.MinInt64 {
+				return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
+			}
+			return types.DInterval(types.IntervalVal{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}), nil
+		}}, true
+	}
+	return Impl{}, false
 }

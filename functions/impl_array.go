@@ -23,13 +23,15 @@ func arraySame(e, x types.Datum, et types.T) bool {
 	return types.Compare(e, x, et) == 0
 }
 
-// defineArray adds the implementations of this file to t.
-func (t implTable) defineArray() {
+// arrayOverloads lists array_position, array_positions, array_replace,
+// array_ndims and array_dims (docs §9.19), one overload per array type.
+func arrayOverloads() []*Overload {
+	var os []*Overload
 	// array_position(a, x [, start]): the index of the first element
 	// not distinct from x, from start on (an earlier start counts from
 	// the first element); NULL when there is none or a is NULL. A NULL
 	// start is 22004.
-	t.def("array_position", func(args []types.T, _ types.T) (Impl, bool) {
+	arrayPositionImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		at := types.T{ID: args[0].ID, Mod: -1}
 		et := at.Elem()
 		return Impl{NonStrict: true, Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
@@ -54,10 +56,10 @@ func (t implTable) defineArray() {
 			}
 			return types.NullDatum, nil
 		}}, true
-	})
+	}
 	// array_positions(a, x): the indexes of every element not distinct
 	// from x, '{}' when there is none; NULL when a is NULL.
-	t.def("array_positions", func(args []types.T, _ types.T) (Impl, bool) {
+	arrayPositionsImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		at := types.T{ID: args[0].ID, Mod: -1}
 		et := at.Elem()
 		return Impl{NonStrict: true, Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
@@ -76,10 +78,10 @@ func (t implTable) defineArray() {
 			}
 			return types.DString(types.FormatArray(found, types.TInt4, nil)), nil
 		}}, true
-	})
+	}
 	// array_replace(a, from, to): a with every element not distinct
 	// from from replaced by to (either may be NULL); NULL when a is.
-	t.def("array_replace", func(args []types.T, _ types.T) (Impl, bool) {
+	arrayReplaceImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		at := types.T{ID: args[0].ID, Mod: -1}
 		et := at.Elem()
 		return Impl{NonStrict: true, Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
@@ -97,10 +99,10 @@ func (t implTable) defineArray() {
 			}
 			return types.DString(types.FormatArray(elems, et, nil)), nil
 		}}, true
-	})
+	}
 	// array_ndims(a): 1, or NULL for an empty array (which has no
 	// dimensions).
-	t.def("array_ndims", func(args []types.T, _ types.T) (Impl, bool) {
+	arrayNdimsImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		at := types.T{ID: args[0].ID, Mod: -1}
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			elems, err := types.ArrayElems(d[0].S, at, nil)
@@ -109,9 +111,9 @@ func (t implTable) defineArray() {
 			}
 			return types.DInt(1), nil
 		}}, true
-	})
+	}
 	// array_dims(a): the text [1:n], or NULL for an empty array.
-	t.def("array_dims", func(args []types.T, _ types.T) (Impl, bool) {
+	arrayDimsImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		at := types.T{ID: args[0].ID, Mod: -1}
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			elems, err := types.ArrayElems(d[0].S, at, nil)
@@ -120,5 +122,14 @@ func (t implTable) defineArray() {
 			}
 			return types.DString("[1:" + strconv.Itoa(len(elems)) + "]"), nil
 		}}, true
-	})
+	}
+	for _, at := range types.ArrayTypes() {
+		a, e := at.ID, at.Elem().ID
+		os = append(os, nonStrict("array_position", arrayPositionImpl, tI4, a, e),
+			nonStrict("array_position", arrayPositionImpl, tI4, a, e, tI4),
+			nonStrict("array_positions", arrayPositionsImpl, types.Int4Array, a, e),
+			nonStrict("array_replace", arrayReplaceImpl, a, a, e, e),
+			fn("array_ndims", arrayNdimsImpl, tI4, a), fn("array_dims", arrayDimsImpl, tText, a))
+	}
+	return os
 }

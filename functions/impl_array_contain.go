@@ -51,26 +51,40 @@ func arrayContainCompare(a, b string, at types.T, matchAll bool) (bool, error) {
 	return matchAll, nil
 }
 
-// defineArrayContain registers @>, <@ and && over arrays; it comes before
-// the jsonb operators' definitions, which take any argument types.
-func (t implTable) defineArrayContain() {
-	def := func(name string, contained, overlap bool) {
-		t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
-			if len(args) != 2 || !args[0].IsArray() || args[0].ID != args[1].ID {
-				return Impl{}, false
-			}
-			at := args[0]
-			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
-				a, b := d[0].S, d[1].S
-				if !contained {
-					a, b = b, a
-				}
-				ok, err := arrayContainCompare(a, b, at, !overlap)
-				return types.DBool(ok), err
-			}}, true
-		})
+// arrayContainOverloads lists anyarray @> anyarray, anyarray <@ anyarray
+// and anyarray && anyarray, under the binder's names for them
+// (pg_json_contains and pg_json_contained, which jsonb shares, and
+// pg_array_overlap), one overload per array type.
+func arrayContainOverloads() []*Overload {
+	var os []*Overload
+	for _, at := range types.ArrayTypes() {
+		for _, o := range []*Overload{
+			op("pg_json_contains", arrayContainImpl(false, false), tBool, at.ID, at.ID),
+			op("pg_json_contained", arrayContainImpl(true, false), tBool, at.ID, at.ID),
+			op("pg_array_overlap", arrayContainImpl(false, true), tBool, at.ID, at.ID),
+		} {
+			o.Polymorphic = true
+			os = append(os, o)
+		}
 	}
-	def("pg_json_contains", false, false)
-	def("pg_json_contained", true, false)
-	def("pg_array_overlap", false, true)
+	return os
+}
+
+// arrayContainImpl implements @> (contained false), <@ (contained) and
+// && (overlap) over two arrays of one type.
+func arrayContainImpl(contained, overlap bool) ImplFactory {
+	return func(args []types.T, _ types.T) (Impl, bool) {
+		if len(args) != 2 || !args[0].IsArray() || args[0].ID != args[1].ID {
+			return Impl{}, false
+		}
+		at := args[0]
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+			a, b := d[0].S, d[1].S
+			if !contained {
+				a, b = b, a
+			}
+			ok, err := arrayContainCompare(a, b, at, !overlap)
+			return types.DBool(ok), err
+		}}, true
+	}
 }

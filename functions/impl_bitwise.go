@@ -8,43 +8,54 @@ import "github.com/weirdb/weir/types"
 // PostgreSQL's C code, shifts wrap and use the count modulo the width of
 // the machine integer (32 bits for smallint and integer, 64 for bigint).
 
-// defineBitwise adds the implementations of this file to t.
-func (t implTable) defineBitwise() {
-	for _, name := range []string{"&", "|", "#"} {
-		op := name
-		t.def(op, func(args []types.T, ret types.T) (Impl, bool) {
-			if len(args) != 2 || !args[0].IsInteger() || !args[1].IsInteger() {
-				return Impl{}, false
-			}
-			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
-				x, y := d[0].I, d[1].I
-				switch op {
-				case "&":
-					return types.DInt(x & y), nil
-				case "|":
-					return types.DInt(x | y), nil
-				}
-				return types.DInt(x ^ y), nil
-			}}, true
-		})
+// bitwiseOverloads lists the bitwise operators over every integer type.
+func bitwiseOverloads() []*Overload {
+	var os []*Overload
+	for _, a := range intTypes {
+		os = append(os, op("&", bitwiseImpl("&"), a, a, a), op("|", bitwiseImpl("|"), a, a, a),
+			op("#", bitwiseImpl("#"), a, a, a), op("~", bitNotImpl, a, a),
+			op("<<", shiftImpl(true), a, a, tI4), op(">>", shiftImpl(false), a, a, tI4))
 	}
-	t.def("~", func(args []types.T, ret types.T) (Impl, bool) {
-		if len(args) != 1 || !args[0].IsInteger() {
+	return os
+}
+
+// bitwiseImpl implements & | # of two integers of one type.
+func bitwiseImpl(op string) ImplFactory {
+	return func(args []types.T, ret types.T) (Impl, bool) {
+		if len(args) != 2 || !args[0].IsInteger() || !args[1].IsInteger() {
 			return Impl{}, false
 		}
-		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return types.DInt(^d[0].I), nil }}, true
-	})
-	for _, name := range []string{"<<", ">>"} {
-		left := name == "<<"
-		t.def(name, func(args []types.T, ret types.T) (Impl, bool) {
-			if len(args) != 2 || !args[0].IsInteger() || !args[1].IsInteger() {
-				return Impl{}, false
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+			x, y := d[0].I, d[1].I
+			switch op {
+			case "&":
+				return types.DInt(x & y), nil
+			case "|":
+				return types.DInt(x | y), nil
 			}
-			id := args[0].ID
-			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
-				return types.DInt(shift(d[0].I, d[1].I, id, left)), nil
-			}}, true
-		})
+			return types.DInt(x ^ y), nil
+		}}, true
+	}
+}
+
+// bitNotImpl implements ~ of an integer.
+func bitNotImpl(args []types.T, ret types.T) (Impl, bool) {
+	if len(args) != 1 || !args[0].IsInteger() {
+		return Impl{}, false
+	}
+	return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return types.DInt(^d[0].I), nil }}, true
+}
+
+// shiftImpl implements << (left) and >> of an integer by an integer count.
+func shiftImpl(left bool) ImplFactory {
+	return func(args []types.T, ret types.T) (Impl, bool) {
+		if len(args) != 2 || !args[0].IsInteger() || !args[1].IsInteger() {
+			return Impl{}, false
+		}
+		id := args[0].ID
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+			return types.DInt(shift(d[0].I, d[1].I, id, left)), nil
+		}}, true
 	}
 }
 

@@ -124,45 +124,80 @@ func cmpVec(op string, ta, tb types.T) VecFn {
 	return nil
 }
 
-// defineCompare adds the implementations of this file to t.
-func (t implTable) defineCompare() {
-	for _, op := range CompareOps {
-		op := op
-		t.def(op, func(args []types.T, _ types.T) (Impl, bool) {
-			if len(args) != 2 {
-				return Impl{}, false
-			}
-			ta, tb := args[0], args[1]
-			if v := cmpVec(op, ta, tb); v != nil {
-				return Impl{Vec: v}, true
-			}
-			cmp, err := Comparer(ta, tb)
-			if err != nil {
-				return Impl{}, false
-			}
-			// A date, timestamp and timestamptz compare as the later
-			// type of the two: a date as its midnight, and a date or
-			// timestamp against a timestamptz read in the session zone
-			// (timestamp_cmp_timestamptz, date_cmp_timestamptz).
-			if isDatetime(ta) && isDatetime(tb) && ta.ID != tb.ID {
-				tz := ta.ID == types.Timestamptz || tb.ID == types.Timestamptz
-				conv := func(ctx *Context, x int64, t types.T) int64 {
-					if t.ID == types.Date {
-						x = dateToTS(x)
-					}
-					if tz && t.ID != types.Timestamptz {
-						x = tsToTSTZ(x, ctx.loc())
-					}
-					return x
+// compareOverloads lists the comparison operators: for every comparable
+// type, Postgres's cross-width integer and float operators (int24eq,
+// float48lt, ...), jsonb and arrays.
+func compareOverloads() []*Overload {
+	var os []*Overload
+	// Comparisons for every comparable type, plus Postgres's cross-width
+	// integer and float operators (int24eq, float48lt, ...).
+	for _, name := range CompareOps {
+		for _, t := range ComparableTypes {
+			os = append(os, op(name, compareImpl(name), tBool, t, t))
+		}
+		for _, a := range intTypes {
+			for _, b := range intTypes {
+				if a != b {
+					os = append(os, op(name, compareImpl(name), tBool, a, b))
 				}
-				return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
-					c := CmpInt64(conv(ctx, d[0].I, ta), conv(ctx, d[1].I, tb))
-					return types.DBool(CmpHolds(op, c)), nil
-				}}, true
 			}
-			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
-				return types.DBool(CmpHolds(op, cmp(d[0], d[1]))), nil
+		}
+		os = append(os, op(name, compareImpl(name), tBool, tF4, tF8), op(name, compareImpl(name), tBool, tF8, tF4),
+			// Postgres compares dates with timestamps and timestamp with
+			// timestamptz directly (date_lt_timestamp, timestamp_lt_timestamptz).
+			op(name, compareImpl(name), tBool, tDate, tTS), op(name, compareImpl(name), tBool, tTS, tDate),
+			op(name, compareImpl(name), tBool, tDate, tTSTZ), op(name, compareImpl(name), tBool, tTSTZ, tDate),
+			op(name, compareImpl(name), tBool, tTS, tTSTZ), op(name, compareImpl(name), tBool, tTSTZ, tTS))
+	}
+	for _, name := range CompareOps {
+		os = append(os, op(name, compareImpl(name), tBool, tJsonb, tJsonb))
+	}
+	// Array comparisons (array_eq, array_lt, ...: element-wise, then
+	// length); psql compares acl and role arrays.
+	for _, at := range types.ArrayTypes() {
+		for _, name := range CompareOps {
+			os = append(os, op(name, compareImpl(name), tBool, at.ID, at.ID))
+		}
+	}
+	return os
+}
+
+// compareImpl implements comparison operator op.
+func compareImpl(op string) ImplFactory {
+	return func(args []types.T, _ types.T) (Impl, bool) {
+		if len(args) != 2 {
+			return Impl{}, false
+		}
+		ta, tb := args[0], args[1]
+		if v := cmpVec(op, ta, tb); v != nil {
+			return Impl{Vec: v}, true
+		}
+		cmp, err := Comparer(ta, tb)
+		if err != nil {
+			return Impl{}, false
+		}
+		// A date, timestamp and timestamptz compare as the later
+		// type of the two: a date as its midnight, and a date or
+		// timestamp against a timestamptz read in the session zone
+		// (timestamp_cmp_timestamptz, date_cmp_timestamptz).
+		if isDatetime(ta) && isDatetime(tb) && ta.ID != tb.ID {
+			tz := ta.ID == types.Timestamptz || tb.ID == types.Timestamptz
+			conv := func(ctx *Context, x int64, t types.T) int64 {
+				if t.ID == types.Date {
+					x = dateToTS(x)
+				}
+				if tz && t.ID != types.Timestamptz {
+					x = tsToTSTZ(x, ctx.loc())
+				}
+				return x
+			}
+			return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+				c := CmpInt64(conv(ctx, d[0].I, ta), conv(ctx, d[1].I, tb))
+				return types.DBool(CmpHolds(op, c)), nil
 			}}, true
-		})
+		}
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+			return types.DBool(CmpHolds(op, cmp(d[0], d[1]))), nil
+		}}, true
 	}
 }

@@ -298,11 +298,15 @@ func row2(f func(ctx *Context, a, b types.Datum) (types.Datum, error)) RowFn {
 	return func(ctx *Context, d []types.Datum) (types.Datum, error) { return f(ctx, d[0], d[1]) }
 }
 
-// dtArith is the table of date/time operators by (operator, left, right).
-var dtArith = map[[3]string]RowFn{}
-
-func dtOp(op string, a, b types.TypeID, f func(ctx *Context, a, b types.Datum) (types.Datum, error)) {
-	dtArith[[3]string{op, a.Name(), b.Name()}] = row2(f)
+// dtImpl implements a date/time operator over exactly the types a and b
+// by f.
+func dtImpl(a, b types.TypeID, f func(ctx *Context, a, b types.Datum) (types.Datum, error)) ImplFactory {
+	return func(args []types.T, _ types.T) (Impl, bool) {
+		if len(args) != 2 || args[0].ID != a || args[1].ID != b {
+			return Impl{}, false
+		}
+		return Impl{Row: row2(f)}, true
+	}
 }
 
 func tsDatum(x int64, err error) (types.Datum, error) {
@@ -360,39 +364,45 @@ func datePlusTime(d, t int64) (types.Datum, error) {
 	return tsDatum(addMicros(ts, t))
 }
 
-// defineDatetime adds the implementations of this file to t.
-func (t implTable) defineDatetime() {
+// datetimeOpOverloads lists the date and time arithmetic operators (docs
+// §9.9, Table 9.31).
+func datetimeOpOverloads() []*Overload {
+	var os []*Overload
+	// dtOp lists operator op over a and b, returning ret, implemented by f.
+	dtOp := func(op string, ret, a, b types.TypeID, f func(ctx *Context, a, b types.Datum) (types.Datum, error)) {
+		os = append(os, fn(op, dtImpl(a, b, f), ret, a, b))
+	}
 	const (
 		D, T, TS, TZ, IV, I4, F8 = types.Date, types.Time, types.Timestamp, types.Timestamptz, types.Interval, types.Int4, types.Float8
 	)
-	dtOp("+", D, I4, func(_ *Context, a, b types.Datum) (types.Datum, error) { return dateAddDays(a.I, b.I) })
-	dtOp("+", I4, D, func(_ *Context, a, b types.Datum) (types.Datum, error) { return dateAddDays(b.I, a.I) })
-	dtOp("-", D, I4, func(_ *Context, a, b types.Datum) (types.Datum, error) { return dateAddDays(a.I, -b.I) })
-	dtOp("-", D, D, func(_ *Context, a, b types.Datum) (types.Datum, error) {
+	dtOp("+", D, D, I4, func(_ *Context, a, b types.Datum) (types.Datum, error) { return dateAddDays(a.I, b.I) })
+	dtOp("+", D, I4, D, func(_ *Context, a, b types.Datum) (types.Datum, error) { return dateAddDays(b.I, a.I) })
+	dtOp("-", D, D, I4, func(_ *Context, a, b types.Datum) (types.Datum, error) { return dateAddDays(a.I, -b.I) })
+	dtOp("-", I4, D, D, func(_ *Context, a, b types.Datum) (types.Datum, error) {
 		if IsInfinite(a.I) || IsInfinite(b.I) {
 			return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
 		}
 		return types.DInt(a.I - b.I), nil
 	})
-	dtOp("+", D, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusInterval(a.I, b.Iv) })
-	dtOp("+", IV, D, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusInterval(b.I, a.Iv) })
-	dtOp("-", D, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) {
+	dtOp("+", TS, D, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusInterval(a.I, b.Iv) })
+	dtOp("+", TS, IV, D, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusInterval(b.I, a.Iv) })
+	dtOp("-", TS, D, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) {
 		return datePlusInterval(a.I, NegInterval(b.Iv))
 	})
-	dtOp("+", D, T, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusTime(a.I, b.I) })
-	dtOp("+", T, D, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusTime(b.I, a.I) })
-	dtOp("+", TS, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return tsDatum(TsPlusInterval(a.I, b.Iv)) })
-	dtOp("+", IV, TS, func(_ *Context, a, b types.Datum) (types.Datum, error) { return tsDatum(TsPlusInterval(b.I, a.Iv)) })
-	dtOp("-", TS, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) {
+	dtOp("+", TS, D, T, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusTime(a.I, b.I) })
+	dtOp("+", TS, T, D, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusTime(b.I, a.I) })
+	dtOp("+", TS, TS, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return tsDatum(TsPlusInterval(a.I, b.Iv)) })
+	dtOp("+", TS, IV, TS, func(_ *Context, a, b types.Datum) (types.Datum, error) { return tsDatum(TsPlusInterval(b.I, a.Iv)) })
+	dtOp("-", TS, TS, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) {
 		return tsDatum(TsPlusInterval(a.I, NegInterval(b.Iv)))
 	})
-	dtOp("+", TZ, IV, func(ctx *Context, a, b types.Datum) (types.Datum, error) {
+	dtOp("+", TZ, TZ, IV, func(ctx *Context, a, b types.Datum) (types.Datum, error) {
 		return tsDatum(TstzPlusInterval(a.I, b.Iv, ctx.loc()))
 	})
-	dtOp("+", IV, TZ, func(ctx *Context, a, b types.Datum) (types.Datum, error) {
+	dtOp("+", TZ, IV, TZ, func(ctx *Context, a, b types.Datum) (types.Datum, error) {
 		return tsDatum(TstzPlusInterval(b.I, a.Iv, ctx.loc()))
 	})
-	dtOp("-", TZ, IV, func(ctx *Context, a, b types.Datum) (types.Datum, error) {
+	dtOp("-", TZ, TZ, IV, func(ctx *Context, a, b types.Datum) (types.Datum, error) {
 		return tsDatum(TstzPlusInterval(a.I, NegInterval(b.Iv), ctx.loc()))
 	})
 	tsMinus := func(_ *Context, a, b types.Datum) (types.Datum, error) {
@@ -401,8 +411,8 @@ func (t implTable) defineDatetime() {
 		}
 		return types.DInterval(justifyHours(types.IntervalVal{Micros: a.I - b.I})), nil
 	}
-	dtOp("-", TS, TS, tsMinus)
-	dtOp("-", TZ, TZ, tsMinus)
+	dtOp("-", IV, TS, TS, tsMinus)
+	dtOp("-", IV, TZ, TZ, tsMinus)
 	timePlus := func(t int64, us int64) types.Datum {
 		r := (t + us) % MicrosPerDay
 		if r < 0 {
@@ -410,30 +420,21 @@ func (t implTable) defineDatetime() {
 		}
 		return types.DInt(r)
 	}
-	dtOp("+", T, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return timePlus(a.I, b.Iv.Micros), nil })
-	dtOp("+", IV, T, func(_ *Context, a, b types.Datum) (types.Datum, error) { return timePlus(b.I, a.Iv.Micros), nil })
-	dtOp("-", T, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return timePlus(a.I, -b.Iv.Micros), nil })
-	dtOp("-", T, T, func(_ *Context, a, b types.Datum) (types.Datum, error) {
+	dtOp("+", T, T, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return timePlus(a.I, b.Iv.Micros), nil })
+	dtOp("+", T, IV, T, func(_ *Context, a, b types.Datum) (types.Datum, error) { return timePlus(b.I, a.Iv.Micros), nil })
+	dtOp("-", T, T, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return timePlus(a.I, -b.Iv.Micros), nil })
+	dtOp("-", IV, T, T, func(_ *Context, a, b types.Datum) (types.Datum, error) {
 		return types.DInterval(types.IntervalVal{Micros: a.I - b.I}), nil
 	})
-	dtOp("+", IV, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(AddInterval(a.Iv, b.Iv)) })
-	dtOp("-", IV, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(subInterval(a.Iv, b.Iv)) })
-	dtOp("*", IV, F8, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(a.Iv, b.F)) })
-	dtOp("*", F8, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(b.Iv, a.F)) })
-	dtOp("/", IV, F8, func(_ *Context, a, b types.Datum) (types.Datum, error) {
+	dtOp("+", IV, IV, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(AddInterval(a.Iv, b.Iv)) })
+	dtOp("-", IV, IV, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(subInterval(a.Iv, b.Iv)) })
+	dtOp("*", IV, IV, F8, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(a.Iv, b.F)) })
+	dtOp("*", IV, F8, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(b.Iv, a.F)) })
+	dtOp("/", IV, IV, F8, func(_ *Context, a, b types.Datum) (types.Datum, error) {
 		if b.F == 0 {
 			return types.NullDatum, errDivByZero
 		}
 		return ivDatum(mulInterval(a.Iv, 1/b.F))
 	})
-	for _, op := range []string{"+", "-", "*", "/"} {
-		op := op
-		t.def(op, func(args []types.T, _ types.T) (Impl, bool) {
-			if len(args) != 2 {
-				return Impl{}, false
-			}
-			f, ok := dtArith[[3]string{op, args[0].ID.Name(), args[1].ID.Name()}]
-			return Impl{Row: f}, ok
-		})
-	}
+	return os
 }

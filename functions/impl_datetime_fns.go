@@ -403,47 +403,56 @@ func makeTime(h, m int64, s float64) (int64, error) {
 	return h*3600e6 + m*60e6 + us, nil
 }
 
-// defineDatetimeFns adds the implementations of this file to t.
-func (t implTable) defineDatetimeFns() {
+// datetimeFnOverloads lists the date and time functions (docs §9.9).
+// now() and friends are stable within a statement (they read
+// Context.Now); clock_timestamp moves.
+func datetimeFnOverloads() []*Overload {
+	var os []*Overload
 	now := func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dInt(ctx.Now) }
 	for _, n := range []string{"now", "current_timestamp", "transaction_timestamp"} {
-		t.defRow(n, now)
+		os = append(os, fn(n, row(now), tTSTZ))
 	}
-	t.defRow("statement_timestamp", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+	statementTimestampImpl := row(func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		if ctx.Statement != 0 {
 			return dInt(ctx.Statement)
 		}
 		return dInt(ctx.Now)
 	})
-	t.defRow("pg_sleep", pgSleep)
-	t.def("clock_timestamp", func([]types.T, types.T) (Impl, bool) {
+	os = append(os, fn("statement_timestamp", statementTimestampImpl, tTSTZ))
+	os = append(os, volatile("pg_sleep", row(pgSleep), tAny, tF8))
+	clockTimestampImpl := func([]types.T, types.T) (Impl, bool) {
 		return Impl{Row: func(*Context, []types.Datum) (types.Datum, error) { return dInt(time.Now().UnixMicro()) }}, true
-	})
-	t.def("proctime", func([]types.T, types.T) (Impl, bool) {
+	}
+	os = append(os, volatile("clock_timestamp", clockTimestampImpl, tTSTZ))
+	proctimeImpl := func([]types.T, types.T) (Impl, bool) {
 		return Impl{Row: func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 			if ctx != nil && ctx.ProcTime != 0 {
 				return dInt(ctx.ProcTime)
 			}
 			return dInt(time.Now().UnixMicro())
 		}}, true
-	})
+	}
+	os = append(os, volatile("proctime", proctimeImpl, tTSTZ))
 	// timeofday() is the clock as text, in the session zone, in the
 	// format PostgreSQL prints: "Wed Dec 02 09:52:11.123456 2026 UTC".
-	t.defRow("timeofday", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+	timeofdayImpl := row(func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		return types.DString(time.Now().In(ctx.loc()).Format("Mon Jan 02 15:04:05.000000 2006 MST")), nil
 	})
-	t.defRow("current_date", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+	os = append(os, volatile("timeofday", timeofdayImpl, tText))
+	currentDateImpl := row(func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		return dInt(FloorDiv64(tstzToTS(ctx.Now, ctx.loc()), MicrosPerDay))
 	})
+	os = append(os, fn("current_date", currentDateImpl, tDate))
 	tod := func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		w := tstzToTS(ctx.Now, ctx.loc())
 		return dInt(w - FloorDiv64(w, MicrosPerDay)*MicrosPerDay)
 	}
-	t.defRow("localtime", tod)
-	t.defRow("localtimestamp", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+	os = append(os, fn("localtime", row(tod), tTime))
+	localtimestampImpl := row(func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		return dInt(tstzToTS(ctx.Now, ctx.loc()))
 	})
-	t.def("date_trunc", func(args []types.T, _ types.T) (Impl, bool) {
+	os = append(os, fn("localtimestamp", localtimestampImpl, tTS))
+	dateTruncImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		t := args[1]
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			u := canonicalUnit(d[0].S)
@@ -470,14 +479,20 @@ func (t implTable) defineDatetimeFns() {
 			}
 			return dInt(r)
 		}}, true
-	})
-	t.def("pg_extract", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	os = append(os, fn("date_trunc", dateTruncImpl, tTS, tText, tTS),
+		fn("date_trunc", dateTruncImpl, tTSTZ, tText, tTSTZ), fn("date_trunc", dateTruncImpl, tIv, tText, tIv),
+		fn("date_trunc", dateTruncImpl, tTSTZ, tText, tTSTZ, tText))
+	pgExtractImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		t := args[1]
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			return dDec(extractField(ctx, d[0].S, d[1], t))
 		}}, true
-	})
-	t.def("date_part", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	os = append(os, fn("pg_extract", pgExtractImpl, tNum, tText, tDate),
+		fn("pg_extract", pgExtractImpl, tNum, tText, tTS), fn("pg_extract", pgExtractImpl, tNum, tText, tTSTZ),
+		fn("pg_extract", pgExtractImpl, tNum, tText, tTime), fn("pg_extract", pgExtractImpl, tNum, tText, tIv))
+	datePartImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		t := args[1]
 		if t.ID == types.Date {
 			t = types.TTimestamp // date_part(text, date) reads the date as a timestamp
@@ -494,8 +509,11 @@ func (t implTable) defineDatetimeFns() {
 			f, _ := r.Float64()
 			return dFloat(f)
 		}}, true
-	})
-	t.def("age", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	os = append(os, fn("date_part", datePartImpl, tF8, tText, tDate),
+		fn("date_part", datePartImpl, tF8, tText, tTS), fn("date_part", datePartImpl, tF8, tText, tTSTZ),
+		fn("date_part", datePartImpl, tF8, tText, tTime), fn("date_part", datePartImpl, tF8, tText, tIv))
+	ageImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		tz := args[0].ID == types.Timestamptz
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			a, b := d[0].I, int64(0)
@@ -514,13 +532,17 @@ func (t implTable) defineDatetimeFns() {
 			}
 			return types.DInterval(age(a, b)), nil
 		}}, true
-	})
-	t.defRow("make_date", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	}
+	os = append(os, fn("age", ageImpl, tIv, tTS), fn("age", ageImpl, tIv, tTSTZ),
+		fn("age", ageImpl, tIv, tTS, tTS), fn("age", ageImpl, tIv, tTSTZ, tTSTZ))
+	makeDateImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return tsDatum(makeDate(d[0].I, d[1].I, d[2].I))
 	})
-	t.defRow("make_time", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("make_date", makeDateImpl, tDate, tI4, tI4, tI4))
+	makeTimeImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return tsDatum(makeTime(d[0].I, d[1].I, d[2].F))
 	})
+	os = append(os, fn("make_time", makeTimeImpl, tTime, tI4, tI4, tF8))
 	makeTS := func(d []types.Datum) (int64, error) {
 		day, err := makeDate(d[0].I, d[1].I, d[2].I)
 		if err != nil {
@@ -532,8 +554,9 @@ func (t implTable) defineDatetimeFns() {
 		}
 		return day*MicrosPerDay + tod, nil
 	}
-	t.defRow("make_timestamp", func(_ *Context, d []types.Datum) (types.Datum, error) { return tsDatum(makeTS(d)) })
-	t.defRow("make_timestamptz", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	makeTimestampImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) { return tsDatum(makeTS(d)) })
+	os = append(os, fn("make_timestamp", makeTimestampImpl, tTS, tI4, tI4, tI4, tI4, tI4, tF8))
+	makeTimestamptzImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		w, err := makeTS(d)
 		if err != nil {
 			return types.NullDatum, err
@@ -546,21 +569,27 @@ func (t implTable) defineDatetimeFns() {
 		}
 		return tsChecked(tsToTSTZ(w, loc))
 	})
-	t.defRow("make_interval", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("make_timestamptz", makeTimestamptzImpl, tTSTZ, tI4, tI4, tI4, tI4, tI4, tF8),
+		fn("make_timestamptz", makeTimestamptzImpl, tTSTZ, tI4, tI4, tI4, tI4, tI4, tF8, tText))
+	makeIntervalImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		iv := types.IntervalVal{Months: int32(d[0].I*12 + d[1].I), Days: int32(d[2].I*7 + d[3].I),
 			Micros: d[4].I*3600e6 + d[5].I*60e6 + int64(math.Round(d[6].F*1e6))}
 		return types.DInterval(iv), nil
 	})
-	t.defRow("justify_days", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("make_interval", makeIntervalImpl, tIv, tI4, tI4, tI4, tI4, tI4, tI4, tF8))
+	justifyDaysImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return types.DInterval(justifyDays(d[0].Iv)), nil
 	})
-	t.defRow("justify_hours", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("justify_days", justifyDaysImpl, tIv, tIv))
+	justifyHoursImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return types.DInterval(justifyHours(d[0].Iv)), nil
 	})
-	t.defRow("justify_interval", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("justify_hours", justifyHoursImpl, tIv, tIv))
+	justifyIntervalImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return types.DInterval(justifyInterval(d[0].Iv)), nil
 	})
-	t.defRow("date_bin", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("justify_interval", justifyIntervalImpl, tIv, tIv))
+	dateBinImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		// timestamp_bin: an infinite time is its own bin, an infinite
 		// origin is out of range.
 		if IsInfinite(d[1].I) {
@@ -592,13 +621,17 @@ func (t implTable) defineDatetimeFns() {
 		}
 		return tsChecked(r)
 	})
-	t.def("isfinite", func(args []types.T, _ types.T) (Impl, bool) {
+	os = append(os, fn("date_bin", dateBinImpl, tTS, tIv, tTS, tTS),
+		fn("date_bin", dateBinImpl, tTSTZ, tIv, tTSTZ, tTSTZ))
+	isfiniteImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		iv := args[0].ID == types.Interval
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			return types.DBool(iv || !IsInfinite(d[0].I)), nil
 		}}, true
-	})
-	t.def("timezone", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	os = append(os, fn("isfinite", isfiniteImpl, tBool, tDate), fn("isfinite", isfiniteImpl, tBool, tTS),
+		fn("isfinite", isfiniteImpl, tBool, tTSTZ), fn("isfinite", isfiniteImpl, tBool, tIv))
+	timezoneImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		fromTZ := args[1].ID == types.Timestamptz
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			var loc *time.Location
@@ -619,8 +652,11 @@ func (t implTable) defineDatetimeFns() {
 			}
 			return tsChecked(tsToTSTZ(d[1].I, loc))
 		}}, true
-	})
-	t.def("to_timestamp", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	os = append(os, fn("timezone", timezoneImpl, tTSTZ, tText, tTS),
+		fn("timezone", timezoneImpl, tTS, tText, tTSTZ), fn("timezone", timezoneImpl, tTS, tIv, tTSTZ),
+		fn("timezone", timezoneImpl, tTSTZ, tIv, tTS))
+	toTimestampImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) != 1 {
 			return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 				w, err := parseWithTemplate(d[0].S, d[1].S)
@@ -642,14 +678,18 @@ func (t implTable) defineDatetimeFns() {
 			}
 			return dInt(int64(math.Round(f * 1e6)))
 		}}, true
-	})
-	t.defRow("to_date", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	}
+	os = append(os, fn("to_timestamp", toTimestampImpl, tTSTZ, tF8),
+		fn("to_timestamp", toTimestampImpl, tTSTZ, tText, tText))
+	toDateImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		w, err := parseWithTemplate(d[0].S, d[1].S)
 		if err != nil {
 			return types.NullDatum, err
 		}
 		return dInt(FloorDiv64(w, MicrosPerDay))
 	})
+	os = append(os, fn("to_date", toDateImpl, tDate, tText, tText))
+	return os
 }
 
 // pgSleep is pg_sleep(seconds): it waits, and returns early with the

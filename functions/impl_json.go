@@ -259,11 +259,19 @@ func jsonContains(a, b any) bool {
 	}
 }
 
-// defineJson adds the implementations of this file to t.
-func (t implTable) defineJson() {
+// jsonbOverloads lists the jsonb functions (docs §9.16) and operators,
+// under the names the binder gives them: -> (pg_json_get), ->>
+// (pg_json_get_text), #> (pg_json_path), #>> (pg_json_path_text), @>
+// (pg_json_contains), <@ (pg_json_contained), ? (pg_json_exists), ?|
+// and ?& (pg_json_exists_any, pg_json_exists_all).
+func jsonbOverloads() []*Overload {
+	var os []*Overload
 	for _, name := range []string{"pg_json_get", "pg_json_get_text"} {
 		asText := name == "pg_json_get_text"
-		t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
+		im := func(args []types.T, _ types.T) (Impl, bool) {
+			if len(args) == 2 && args[0].ID == types.Json {
+				return Impl{}, false // json's own (impl_json_text.go)
+			}
 			byIndex := args[1].IsInteger()
 			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				v, err := parseJSON(d[0].S)
@@ -273,7 +281,12 @@ func (t implTable) defineJson() {
 				e, ok := jsonGet(v, d[1], byIndex)
 				return jsonResult(e, ok, asText)
 			}}, true
-		})
+		}
+		ret := tJsonb
+		if asText {
+			ret = tText
+		}
+		os = append(os, op(name, im, ret, tJsonb, tText), op(name, im, ret, tJsonb, tI4))
 	}
 	path := func(asText bool) RowFn {
 		return func(_ *Context, d []types.Datum) (types.Datum, error) {
@@ -306,10 +319,19 @@ func (t implTable) defineJson() {
 			return jsonResult(v, ok, asText)
 		}
 	}
-	t.defRow("pg_json_path", path(false))
-	t.defRow("pg_json_path_text", path(true))
-	t.defRow("jsonb_extract_path", path(false))
-	t.defRow("jsonb_extract_path_text", path(true))
+	// #> and #>> over jsonb; json has its own (impl_json_text.go).
+	jsonbPath := func(asText bool) ImplFactory {
+		return func(args []types.T, _ types.T) (Impl, bool) {
+			if len(args) == 2 && args[0].ID == types.Json {
+				return Impl{}, false
+			}
+			return Impl{Row: path(asText)}, true
+		}
+	}
+	os = append(os, fn("pg_json_path", jsonbPath(false), tJsonb, tJsonb, tTArr))
+	os = append(os, fn("pg_json_path_text", jsonbPath(true), tText, tJsonb, tTArr))
+	os = append(os, variadic("jsonb_extract_path", row(path(false)), tJsonb, false, tJsonb, tText))
+	os = append(os, variadic("jsonb_extract_path_text", row(path(true)), tText, false, tJsonb, tText))
 	contains := func(flip bool) RowFn {
 		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			a, err := parseJSON(d[0].S)
@@ -326,15 +348,25 @@ func (t implTable) defineJson() {
 			return types.DBool(jsonContains(a, b)), nil
 		}
 	}
-	t.defRow("pg_json_contains", contains(false))
-	t.defRow("pg_json_contained", contains(true))
-	t.defRow("pg_json_exists", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	// @> and <@ over jsonb; arrays have their own (impl_array_contain.go).
+	jsonbContains := func(flip bool) ImplFactory {
+		return func(args []types.T, _ types.T) (Impl, bool) {
+			if len(args) == 2 && args[0].IsArray() && args[0].ID == args[1].ID {
+				return Impl{}, false
+			}
+			return Impl{Row: contains(flip)}, true
+		}
+	}
+	os = append(os, fn("pg_json_contains", jsonbContains(false), tBool, tJsonb, tJsonb))
+	os = append(os, fn("pg_json_contained", jsonbContains(true), tBool, tJsonb, tJsonb))
+	pgJsonExistsImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
 		}
 		return types.DBool(jsonHasKey(v, d[1].S)), nil
 	})
+	os = append(os, fn("pg_json_exists", pgJsonExistsImpl, tBool, tJsonb, tText))
 	// ?| and ?&: any or all of the array's keys (NULL elements ignored).
 	existsKeys := func(all bool) func(*Context, []types.Datum) (types.Datum, error) {
 		return func(_ *Context, d []types.Datum) (types.Datum, error) {
@@ -357,9 +389,9 @@ func (t implTable) defineJson() {
 			return types.DBool(all), nil
 		}
 	}
-	t.defRow("pg_json_exists_any", existsKeys(false))
-	t.defRow("pg_json_exists_all", existsKeys(true))
-	t.defRow("jsonb_typeof", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("pg_json_exists_any", row(existsKeys(false)), tBool, tJsonb, tTArr))
+	os = append(os, fn("pg_json_exists_all", row(existsKeys(true)), tBool, tJsonb, tTArr))
+	jsonbTypeofImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -378,7 +410,8 @@ func (t implTable) defineJson() {
 		}
 		return dText("object")
 	})
-	t.defRow("jsonb_array_length", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("jsonb_typeof", jsonbTypeofImpl, tText, tJsonb))
+	jsonbArrayLengthImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -393,15 +426,17 @@ func (t implTable) defineJson() {
 		}
 		return dInt(int64(len(arr)))
 	})
-	t.def("to_jsonb", func(args []types.T, _ types.T) (Impl, bool) {
+	os = append(os, fn("jsonb_array_length", jsonbArrayLengthImpl, tI4, tJsonb))
+	toJsonbImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if d[0].Null {
 				return types.NullDatum, nil
 			}
 			return dText(jsonText(toJSONValue(ctx, d[0], args[0])))
 		}}, true
-	})
-	t.def("jsonb_build_array", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	os = append(os, nonStrict("to_jsonb", toJsonbImpl, tJsonb, tAny))
+	jsonbBuildArrayImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			arr := make([]any, len(d))
 			for i, x := range d {
@@ -409,8 +444,10 @@ func (t implTable) defineJson() {
 			}
 			return dText(jsonText(arr))
 		}}, true
-	})
-	t.def("jsonb_build_object", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	os = append(os, variadic("jsonb_build_array", jsonbBuildArrayImpl, tJsonb, true, tAny),
+		fn("jsonb_build_array", jsonbBuildArrayImpl, tJsonb))
+	jsonbBuildObjectImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if len(d)%2 != 0 {
 				return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "argument list must have even number of elements").
@@ -428,8 +465,10 @@ func (t implTable) defineJson() {
 			}
 			return dText(jsonText(obj))
 		}}, true
-	})
-	t.defRow("jsonb_pretty", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	}
+	os = append(os, variadic("jsonb_build_object", jsonbBuildObjectImpl, tJsonb, true, tAny),
+		fn("jsonb_build_object", jsonbBuildObjectImpl, tJsonb))
+	jsonbPrettyImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -438,13 +477,16 @@ func (t implTable) defineJson() {
 		prettyJSON(&b, v, 0)
 		return dText(b.String())
 	})
-	t.defRow("jsonb_strip_nulls", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("jsonb_pretty", jsonbPrettyImpl, tText, tJsonb))
+	jsonbStripNullsImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
 		}
 		return dText(jsonText(stripNulls(v)))
 	})
+	os = append(os, fn("jsonb_strip_nulls", jsonbStripNullsImpl, tJsonb, tJsonb))
+	return os
 }
 
 // jsonHasKey is jsonb's ? operator: key is a key of the object v, a

@@ -227,13 +227,17 @@ func jsonbDeleteKeys(v any, keys map[string]bool) any {
 	return v
 }
 
-// defineJsonSet adds the implementations of this file to t.
-func (t implTable) defineJsonSet() {
-	t.defRow("jsonb_set", jsonbSet)
+// jsonSetOverloads lists jsonb_set, jsonb_insert, jsonb_set_lax and the
+// deleting operators (- and #-).
+func jsonSetOverloads() []*Overload {
+	var os []*Overload
+	jsonbSetImpl := row(jsonbSet)
+	os = append(os, fn("jsonb_set", jsonbSetImpl, tJsonb, tJsonb, tTArr, tJsonb),
+		fn("jsonb_set", jsonbSetImpl, tJsonb, tJsonb, tTArr, tJsonb, tBool))
 	// jsonb_set_lax(target, path, new_value [, create_if_missing [,
 	// null_value_treatment]]) is jsonb_set but for a NULL new_value,
 	// which null_value_treatment decides about.
-	t.defRowNS("jsonb_set_lax", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	jsonbSetLaxImpl := rowNS(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null || d[1].Null || len(d) > 3 && d[3].Null {
 			return types.NullDatum, nil
 		}
@@ -265,8 +269,11 @@ func (t implTable) defineJsonSet() {
 		}
 		return types.NullDatum, bad
 	})
+	os = append(os, nonStrict("jsonb_set_lax", jsonbSetLaxImpl, tJsonb, tJsonb, tTArr, tJsonb),
+		nonStrict("jsonb_set_lax", jsonbSetLaxImpl, tJsonb, tJsonb, tTArr, tJsonb, tBool),
+		nonStrict("jsonb_set_lax", jsonbSetLaxImpl, tJsonb, tJsonb, tTArr, tJsonb, tBool, tText))
 	// jsonb_insert(target, path, new_value [, insert_after]).
-	t.defRow("jsonb_insert", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	jsonbInsertImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		nv, err := parseJSON(d[2].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -277,12 +284,15 @@ func (t implTable) defineJsonSet() {
 		}
 		return jsonbSetPath(d[0].S, d[1].S, nv, op, "cannot set path in scalar", false)
 	})
+	os = append(os, fn("jsonb_insert", jsonbInsertImpl, tJsonb, tJsonb, tTArr, tJsonb),
+		fn("jsonb_insert", jsonbInsertImpl, tJsonb, tJsonb, tTArr, tJsonb, tBool))
 	// jsonb #- text[]: the document without the value at the path.
-	t.defRow("pg_json_delete_path", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	pgJsonDeletePathImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return jsonbSetPath(d[0].S, d[1].S, nil, pathDelete, "cannot delete path in scalar", true)
 	})
+	os = append(os, fn("pg_json_delete_path", pgJsonDeletePathImpl, tJsonb, tJsonb, tTArr))
 	// jsonb - text, jsonb - text[] and jsonb - integer.
-	t.def("-", func(args []types.T, _ types.T) (Impl, bool) {
+	minusImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) != 2 || args[0].ID != types.Jsonb {
 			return Impl{}, false
 		}
@@ -343,5 +353,8 @@ func (t implTable) defineJsonSet() {
 			}}, true
 		}
 		return Impl{}, false
-	})
+	}
+	os = append(os, op("-", minusImpl, tJsonb, tJsonb, tText), op("-", minusImpl, tJsonb, tJsonb, tTArr),
+		op("-", minusImpl, tJsonb, tJsonb, tI4))
+	return os
 }

@@ -126,10 +126,11 @@ func jsonSetKindError(fn string, jsonb, keys bool, k types.JSONKind) error {
 	return pgerr.New(pgerr.InvalidParameterValue, "%s", msg)
 }
 
-// defineJsonSRFText adds json_array_length, which counts the elements of
-// json text as written.
-func (t implTable) defineJsonSRFText() {
-	t.defRow("json_array_length", func(_ *Context, d []types.Datum) (types.Datum, error) {
+// jsonArrayLengthOverloads lists json_array_length, which counts the
+// elements of json text as written.
+func jsonArrayLengthOverloads() []*Overload {
+	var os []*Overload
+	jsonArrayLengthImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		s := d[0].S
 		i := jsonWS(s, 0)
 		switch {
@@ -143,6 +144,8 @@ func (t implTable) defineJsonSRFText() {
 		jsonMembers(s, func(_, _ string) { n++ })
 		return dInt(int64(n))
 	})
+	os = append(os, fn("json_array_length", jsonArrayLengthImpl, tI4, tJson))
+	return os
 }
 
 // JSONEachFuncs maps each of json_each, json_each_text, jsonb_each and

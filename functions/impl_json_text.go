@@ -264,15 +264,18 @@ func jsonObjectText(keys, vals []*string) string {
 	return b.String()
 }
 
-// defineJsonText adds the json builders to t.
-func (t implTable) defineJsonText() {
-	t.def("to_json", func(args []types.T, _ types.T) (Impl, bool) {
+// jsonOverloads lists the json functions (docs §9.16): the json type
+// keeps its text.
+func jsonOverloads() []*Overload {
+	var os []*Overload
+	toJsonImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			s, err := JSONText(d[0], args[0], ctx)
 			return types.DString(s), err
 		}}, true
-	})
-	t.def("json_build_array", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	os = append(os, fn("to_json", toJsonImpl, tJson, tAny))
+	jsonBuildArrayImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			var b strings.Builder
 			b.WriteByte('[')
@@ -287,8 +290,10 @@ func (t implTable) defineJsonText() {
 			b.WriteByte(']')
 			return dText(b.String())
 		}}, true
-	})
-	t.def("json_build_object", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	os = append(os, variadic("json_build_array", jsonBuildArrayImpl, tJson, true, tAny),
+		fn("json_build_array", jsonBuildArrayImpl, tJson))
+	jsonBuildObjectImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if len(d)%2 != 0 {
 				return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "argument list must have even number of elements").
@@ -315,12 +320,14 @@ func (t implTable) defineJsonText() {
 			b.WriteByte('}')
 			return dText(b.String())
 		}}, true
-	})
+	}
+	os = append(os, variadic("json_build_object", jsonBuildObjectImpl, tJson, true, tAny),
+		fn("json_build_object", jsonBuildObjectImpl, tJson))
 	// pg_row_to_json(key1, value1, ...) is row_to_json of a record
 	// whose fields the binder spelled out (planner.rowToJSON): an object
 	// in field order, written without spaces as PostgreSQL writes it; of
 	// type jsonb for to_jsonb(r).
-	t.def("pg_row_to_json", func(args []types.T, ret types.T) (Impl, bool) {
+	pgRowToJsonImpl := func(args []types.T, ret types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			var b strings.Builder
 			b.WriteByte('{')
@@ -344,10 +351,11 @@ func (t implTable) defineJsonText() {
 			}
 			return dText(b.String())
 		}}, true
-	})
+	}
+	os = append(os, variadic("pg_row_to_json", pgRowToJsonImpl, tJson, true, tAny))
 	for _, name := range []string{"json_object", "jsonb_object"} {
 		jsonb := name == "jsonb_object"
-		t.defRow(name, func(_ *Context, d []types.Datum) (types.Datum, error) {
+		im := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 			keys, vals, err := jsonObjectPairs(d)
 			if err != nil {
 				return types.NullDatum, err
@@ -360,8 +368,13 @@ func (t implTable) defineJsonText() {
 			}
 			return dText(s)
 		})
+		ret := tJson
+		if jsonb {
+			ret = tJsonb
+		}
+		os = append(os, fn(name, im, ret, tTArr), fn(name, im, ret, tTArr, tTArr))
 	}
-	t.def("pg_json_key", func(args []types.T, _ types.T) (Impl, bool) {
+	pgJsonKeyImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) != 1 {
 			return Impl{}, false
 		}
@@ -376,8 +389,9 @@ func (t implTable) defineJsonText() {
 			}
 			return dText(b.String())
 		}}, true
-	})
-	t.defRow("json_typeof", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	}
+	os = append(os, nonStrict("pg_json_key", pgJsonKeyImpl, tText, tAny))
+	jsonTypeofImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := types.ParseJSONB(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -385,15 +399,17 @@ func (t implTable) defineJsonText() {
 		return dText(map[types.JSONKind]string{types.JSONNull: "null", types.JSONString: "string", types.JSONNumber: "number",
 			types.JSONBool: "boolean", types.JSONArray: "array", types.JSONObject: "object"}[v.Kind])
 	})
+	os = append(os, fn("json_typeof", jsonTypeofImpl, tText, tJson))
+	return os
 }
 
-// defineJsonOps adds the json forms of -> ->> #> #>> ahead of the jsonb
-// ones: they return the selected part of the text as written.
-func (t implTable) defineJsonOps() {
-	first := func(name string, f implFactory) { t[name] = append([]implFactory{f}, t[name]...) }
+// jsonOpOverloads lists the json forms of -> ->> #> #>> (which return
+// the selected part of the text as written) and json_extract_path.
+func jsonOpOverloads() []*Overload {
+	var os []*Overload
 	for _, name := range []string{"pg_json_get", "pg_json_get_text"} {
 		asText := name == "pg_json_get_text"
-		first(name, func(args []types.T, _ types.T) (Impl, bool) {
+		im := func(args []types.T, _ types.T) (Impl, bool) {
 			if len(args) != 2 || args[0].ID != types.Json {
 				return Impl{}, false
 			}
@@ -411,11 +427,16 @@ func (t implTable) defineJsonOps() {
 				}
 				return jsonPart(part, ok, asText)
 			}}, true
-		})
+		}
+		ret := tJson
+		if asText {
+			ret = tText
+		}
+		os = append(os, op(name, im, ret, tJson, tText), op(name, im, ret, tJson, tI4))
 	}
 	for _, name := range []string{"pg_json_path", "pg_json_path_text"} {
 		asText := name == "pg_json_path_text"
-		first(name, func(args []types.T, _ types.T) (Impl, bool) {
+		im := func(args []types.T, _ types.T) (Impl, bool) {
 			if len(args) != 2 || args[0].ID != types.Json {
 				return Impl{}, false
 			}
@@ -426,20 +447,30 @@ func (t implTable) defineJsonOps() {
 				}
 				return jsonTextPath(d[0].S, keys, asText)
 			}}, true
-		})
+		}
+		ret := tJson
+		if asText {
+			ret = tText
+		}
+		os = append(os, op(name, im, ret, tJson, tTArr))
 	}
 	// json_extract_path(j, VARIADIC path): j #> path with the path's
 	// elements as arguments (strict: a NULL element is a NULL result).
 	for _, name := range []string{"json_extract_path", "json_extract_path_text"} {
 		asText := name == "json_extract_path_text"
-		t.defRow(name, func(_ *Context, d []types.Datum) (types.Datum, error) {
+		ret := tJson
+		if asText {
+			ret = tText
+		}
+		os = append(os, variadic(name, row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 			keys := make([]*string, len(d)-1)
 			for i := range keys {
 				keys[i] = &d[1+i].S
 			}
 			return jsonTextPath(d[0].S, keys, asText)
-		})
+		}), ret, false, tJson, tText))
 	}
+	return os
 }
 
 // jsonTextPath follows keys (object fields or array indexes) from the

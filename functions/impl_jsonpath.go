@@ -910,7 +910,13 @@ func jsonPathRun(o jpOpts, target, path, vars string, silent bool) (items []stri
 	return items, failed, nil
 }
 
-func (t implTable) defineJSONPath() {
+// jsonPathOverloads lists the SQL/JSON path functions (docs §9.16.2) and
+// the @? and @@ operators, which the binder finds as pg_jsonpath_exists
+// and pg_jsonpath_match. The *_tz forms read datetime values without a
+// time zone in the session's when they compare them with ones that have
+// one.
+func jsonPathOverloads() []*Overload {
+	var os []*Overload
 	// run evaluates d's path as the function does: with the time zone
 	// for the *_tz ones.
 	run := func(ctx *Context, tz bool, d []types.Datum, silent0, exists bool) ([]string, bool, error) {
@@ -984,13 +990,19 @@ func (t implTable) defineJSONPath() {
 		if tz {
 			suffix = "_tz"
 		}
-		t.defRow("jsonb_path_exists"+suffix, exists(tz, false))
-		t.defRow("jsonb_path_match"+suffix, match(tz, false))
-		t.defRow("jsonb_path_query_array"+suffix, queryArray(tz))
-		t.defRow("jsonb_path_query_first"+suffix, queryFirst(tz))
+		// f(target, path [, vars [, silent]]).
+		forms := func(name string, im ImplFactory, ret types.TypeID) {
+			os = append(os, fn(name, im, ret, tJsonb, types.Jsonpath), fn(name, im, ret, tJsonb, types.Jsonpath, tJsonb),
+				fn(name, im, ret, tJsonb, types.Jsonpath, tJsonb, tBool))
+		}
+		forms("jsonb_path_exists"+suffix, row(exists(tz, false)), tBool)
+		forms("jsonb_path_match"+suffix, row(match(tz, false)), tBool)
+		forms("jsonb_path_query_array"+suffix, row(queryArray(tz)), tJsonb)
+		forms("jsonb_path_query_first"+suffix, row(queryFirst(tz)), tJsonb)
 	}
-	t.defRow("pg_jsonpath_exists", exists(false, true))
-	t.defRow("pg_jsonpath_match", match(false, true))
+	os = append(os, fn("pg_jsonpath_exists", row(exists(false, true)), tBool, tJsonb, types.Jsonpath))
+	os = append(os, fn("pg_jsonpath_match", row(match(false, true)), tBool, tJsonb, types.Jsonpath))
+	return os
 }
 
 // JSONPathQuery is jsonb_path_query's rows: the items the path finds.

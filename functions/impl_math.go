@@ -21,9 +21,15 @@ func dDec(d *apd.Decimal, err error) (types.Datum, error) {
 	return types.DDecimal(d), nil
 }
 
-// floatFn registers a float8 function f with Postgres's domain errors.
-func (t implTable) floatFn(name string, f func(float64) (float64, error)) {
-	t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
+// floatFn returns the overload name(float8) returning float8,
+// implemented by f with Postgres's domain errors.
+func floatFn(name string, f func(float64) (float64, error)) *Overload {
+	return fn(name, floatImpl(f), tF8, tF8)
+}
+
+// floatImpl implements a function of one float8 by f.
+func floatImpl(f func(float64) (float64, error)) ImplFactory {
+	return func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) != 1 || args[0].Family() != types.FamFloat {
 			return Impl{}, false
 		}
@@ -31,17 +37,23 @@ func (t implTable) floatFn(name string, f func(float64) (float64, error)) {
 			r, err := f(d[0].F)
 			return types.DFloat(r), err
 		}}, true
-	})
+	}
 }
 
-// numFn registers a numeric function f.
-func (t implTable) numFn(name string, f func(*apd.Decimal) (*apd.Decimal, error)) {
-	t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
+// numFn returns the overload name(numeric) returning numeric,
+// implemented by f.
+func numFn(name string, f func(*apd.Decimal) (*apd.Decimal, error)) *Overload {
+	return fn(name, numImpl(f), tNum, tNum)
+}
+
+// numImpl implements a function of one numeric by f.
+func numImpl(f func(*apd.Decimal) (*apd.Decimal, error)) ImplFactory {
+	return func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) != 1 || args[0].ID != types.Numeric {
 			return Impl{}, false
 		}
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return dDec(f(d[0].D)) }}, true
-	})
+	}
 }
 
 func pure(f func(float64) float64) func(float64) (float64, error) {
@@ -66,9 +78,11 @@ func integral(mode apd.Rounder) func(*apd.Decimal) (*apd.Decimal, error) {
 	}
 }
 
-// defineMath adds the implementations of this file to t.
-func (t implTable) defineMath() {
-	t.def("abs", func(args []types.T, ret types.T) (Impl, bool) {
+// mathOverloads lists the mathematical functions (docs §9.3) and the
+// conditional functions nullif, greatest and least (docs §9.18).
+func mathOverloads() []*Overload {
+	var os []*Overload
+	absImpl := func(args []types.T, ret types.T) (Impl, bool) {
 		switch args[0].Family() {
 		case types.FamInt:
 			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
@@ -88,18 +102,20 @@ func (t implTable) defineMath() {
 			}}, true
 		}
 		return Impl{}, false
-	})
-	for _, n := range []string{"ceil", "ceiling"} {
-		t.floatFn(n, pure(math.Ceil))
-		t.numFn(n, integral(apd.RoundCeiling))
 	}
-	t.floatFn("floor", pure(math.Floor))
-	t.numFn("floor", integral(apd.RoundFloor))
+	os = append(os, fn("abs", absImpl, tI2, tI2), fn("abs", absImpl, tI4, tI4), fn("abs", absImpl, tI8, tI8),
+		fn("abs", absImpl, tF4, tF4), fn("abs", absImpl, tF8, tF8), fn("abs", absImpl, tNum, tNum))
+	for _, n := range []string{"ceil", "ceiling"} {
+		os = append(os, floatFn(n, pure(math.Ceil)))
+		os = append(os, numFn(n, integral(apd.RoundCeiling)))
+	}
+	os = append(os, floatFn("floor", pure(math.Floor)))
+	os = append(os, numFn("floor", integral(apd.RoundFloor)))
 	// round(float8) rounds half to even (rint); round(numeric) half away
 	// from zero.
-	t.floatFn("round", pure(math.RoundToEven))
-	t.floatFn("trunc", pure(math.Trunc))
-	t.def("round", func(args []types.T, _ types.T) (Impl, bool) {
+	os = append(os, floatFn("round", pure(math.RoundToEven)))
+	os = append(os, floatFn("trunc", pure(math.Trunc)))
+	roundImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		if args[0].ID != types.Numeric {
 			return Impl{}, false
 		}
@@ -114,8 +130,9 @@ func (t implTable) defineMath() {
 			}
 			return types.DDecimal(r), nil
 		}}, true
-	})
-	t.def("trunc", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	os = append(os, fn("round", roundImpl, tNum, tNum), fn("round", roundImpl, tNum, tNum, tI4))
+	truncImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		if args[0].ID != types.Numeric {
 			return Impl{}, false
 		}
@@ -132,8 +149,9 @@ func (t implTable) defineMath() {
 			}
 			return types.DDecimal(normScale(r)), nil
 		}}, true
-	})
-	t.floatFn("sign", func(x float64) (float64, error) {
+	}
+	os = append(os, fn("trunc", truncImpl, tNum, tNum), fn("trunc", truncImpl, tNum, tNum, tI4))
+	os = append(os, floatFn("sign", func(x float64) (float64, error) {
 		switch {
 		case x > 0:
 			return 1, nil
@@ -141,17 +159,17 @@ func (t implTable) defineMath() {
 			return -1, nil
 		}
 		return 0, nil
-	})
-	t.numFn("sign", func(x *apd.Decimal) (*apd.Decimal, error) { return apd.New(int64(x.Sign()), 0), nil })
-	t.floatFn("sqrt", func(x float64) (float64, error) {
+	}))
+	os = append(os, numFn("sign", func(x *apd.Decimal) (*apd.Decimal, error) { return apd.New(int64(x.Sign()), 0), nil }))
+	os = append(os, floatFn("sqrt", func(x float64) (float64, error) {
 		if x < 0 {
 			return 0, pgerr.New("2201F", "cannot take square root of a negative number")
 		}
 		return math.Sqrt(x), nil
-	})
-	t.numFn("sqrt", NumericSqrt)
-	t.floatFn("cbrt", pure(glibcCbrt))
-	t.floatFn("exp", func(x float64) (float64, error) {
+	}))
+	os = append(os, numFn("sqrt", NumericSqrt))
+	os = append(os, floatFn("cbrt", pure(glibcCbrt)))
+	os = append(os, floatFn("exp", func(x float64) (float64, error) {
 		r := math.Exp(x)
 		if IsInf(r) && !IsInf(x) {
 			return 0, ErrFloatOverflow
@@ -160,8 +178,8 @@ func (t implTable) defineMath() {
 			return 0, ErrFloatUnderflow
 		}
 		return r, nil
-	})
-	t.numFn("exp", NumericExp)
+	}))
+	os = append(os, numFn("exp", NumericExp))
 	logf := func(f func(float64) float64) func(float64) (float64, error) {
 		return func(x float64) (float64, error) {
 			if x == 0 {
@@ -173,13 +191,13 @@ func (t implTable) defineMath() {
 			return f(x), nil
 		}
 	}
-	t.floatFn("ln", logf(math.Log))
-	t.floatFn("log", logf(math.Log10))
-	t.floatFn("log10", logf(math.Log10))
-	t.numFn("ln", NumericLn)
+	os = append(os, floatFn("ln", logf(math.Log)))
+	os = append(os, floatFn("log", logf(math.Log10)))
+	os = append(os, floatFn("log10", logf(math.Log10)))
+	os = append(os, numFn("ln", NumericLn))
 	ten := apd.New(10, 0)
-	t.numFn("log10", func(x *apd.Decimal) (*apd.Decimal, error) { return NumericLog(ten, x) })
-	t.def("log", func(args []types.T, _ types.T) (Impl, bool) {
+	os = append(os, numFn("log10", func(x *apd.Decimal) (*apd.Decimal, error) { return NumericLog(ten, x) }))
+	logImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		if args[0].ID != types.Numeric {
 			return Impl{}, false
 		}
@@ -189,76 +207,86 @@ func (t implTable) defineMath() {
 			}
 			return dDec(NumericLog(d[0].D, d[1].D))
 		}}, true
-	})
-	for _, n := range []string{"power", "pow"} {
-		t.def(n, func(args []types.T, _ types.T) (Impl, bool) {
-			if args[0].ID == types.Numeric {
-				return Impl{Row: numericArith('^')}, true
-			}
-			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
-				r, err := floatPow(d[0].F, d[1].F)
-				return types.DFloat(r), err
-			}}, true
-		})
 	}
-	t.def("mod", func(args []types.T, ret types.T) (Impl, bool) {
+	os = append(os, fn("log", logImpl, tNum, tNum), fn("log", logImpl, tNum, tNum, tNum))
+	powerImpl := func(args []types.T, _ types.T) (Impl, bool) {
+		if args[0].ID == types.Numeric {
+			return Impl{Row: numericArith('^')}, true
+		}
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+			r, err := floatPow(d[0].F, d[1].F)
+			return types.DFloat(r), err
+		}}, true
+	}
+	for _, n := range []string{"power", "pow"} {
+		os = append(os, fn(n, powerImpl, tF8, tF8, tF8), fn(n, powerImpl, tNum, tNum, tNum))
+	}
+	modImpl := func(args []types.T, ret types.T) (Impl, bool) {
 		if args[0].ID == types.Numeric {
 			return Impl{Row: numericArith('%')}, true
 		}
 		return Impl{Vec: intArith('%', ret.ID)}, true
-	})
-	t.defRow("div", func(_ *Context, d []types.Datum) (types.Datum, error) { return dDec(NumericDivTrunc(d[0].D, d[1].D)) })
-	t.defRow("pi", func(*Context, []types.Datum) (types.Datum, error) { return dFloat(math.Pi) })
-	t.def("random", func([]types.T, types.T) (Impl, bool) {
+	}
+	os = append(os, fn("mod", modImpl, tI2, tI2, tI2), fn("mod", modImpl, tI4, tI4, tI4),
+		fn("mod", modImpl, tI8, tI8, tI8), fn("mod", modImpl, tNum, tNum, tNum))
+	divImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) { return dDec(NumericDivTrunc(d[0].D, d[1].D)) })
+	os = append(os, fn("div", divImpl, tNum, tNum, tNum))
+	piImpl := row(func(*Context, []types.Datum) (types.Datum, error) { return dFloat(math.Pi) })
+	os = append(os, fn("pi", piImpl, tF8))
+	randomImpl := func([]types.T, types.T) (Impl, bool) {
 		return Impl{Row: func(*Context, []types.Datum) (types.Datum, error) { return dFloat(rand.Float64()) }}, true
-	})
-	t.defRow("setseed", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	}
+	os = append(os, volatile("random", randomImpl, tF8))
+	setseedImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].F < -1 || d[0].F > 1 {
 			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "setseed parameter %g is out of allowed range [-1,1]", d[0].F)
 		}
 		return types.NullDatum, nil
 	})
-	t.floatFn("degrees", func(x float64) (float64, error) { return x * 180 / math.Pi, nil })
-	t.floatFn("radians", func(x float64) (float64, error) { return x * math.Pi / 180, nil })
+	os = append(os, volatile("setseed", setseedImpl, tAny, tF8))
+	os = append(os, floatFn("degrees", func(x float64) (float64, error) { return x * 180 / math.Pi, nil }))
+	os = append(os, floatFn("radians", func(x float64) (float64, error) { return x * math.Pi / 180, nil }))
 	trig := map[string]func(float64) float64{"sin": math.Sin, "cos": math.Cos, "tan": math.Tan,
 		"atan": math.Atan, "sinh": math.Sinh, "cosh": math.Cosh, "tanh": math.Tanh,
 		"cot": func(x float64) float64 { return 1 / math.Tan(x) }}
 	for n, f := range trig {
-		t.floatFn(n, pure(f))
+		os = append(os, floatFn(n, pure(f)))
 	}
 	for n, f := range map[string]func(float64) float64{"asin": math.Asin, "acos": math.Acos} {
 		f := f
-		t.floatFn(n, func(x float64) (float64, error) {
+		os = append(os, floatFn(n, func(x float64) (float64, error) {
 			if x < -1 || x > 1 {
 				return 0, errInputOutOfRange
 			}
 			return f(x), nil
-		})
+		}))
 	}
 	deg := func(f func(float64) float64) func(float64) (float64, error) {
 		return func(x float64) (float64, error) { return f(x * math.Pi / 180), nil }
 	}
-	t.floatFn("sind", deg(math.Sin))
-	t.floatFn("cosd", deg(math.Cos))
-	t.floatFn("tand", deg(math.Tan))
-	t.floatFn("asind", func(x float64) (float64, error) {
+	os = append(os, floatFn("sind", deg(math.Sin)))
+	os = append(os, floatFn("cosd", deg(math.Cos)))
+	os = append(os, floatFn("tand", deg(math.Tan)))
+	os = append(os, floatFn("asind", func(x float64) (float64, error) {
 		if x < -1 || x > 1 {
 			return 0, errInputOutOfRange
 		}
 		return math.Asin(x) * 180 / math.Pi, nil
-	})
-	t.floatFn("acosd", func(x float64) (float64, error) {
+	}))
+	os = append(os, floatFn("acosd", func(x float64) (float64, error) {
 		if x < -1 || x > 1 {
 			return 0, errInputOutOfRange
 		}
 		return math.Acos(x) * 180 / math.Pi, nil
-	})
-	t.floatFn("atand", func(x float64) (float64, error) { return math.Atan(x) * 180 / math.Pi, nil })
-	t.defRow("atan2", func(_ *Context, d []types.Datum) (types.Datum, error) { return dFloat(math.Atan2(d[0].F, d[1].F)) })
-	t.defRow("atan2d", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	}))
+	os = append(os, floatFn("atand", func(x float64) (float64, error) { return math.Atan(x) * 180 / math.Pi, nil }))
+	atan2Impl := row(func(_ *Context, d []types.Datum) (types.Datum, error) { return dFloat(math.Atan2(d[0].F, d[1].F)) })
+	os = append(os, fn("atan2", atan2Impl, tF8, tF8, tF8))
+	atan2dImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return dFloat(math.Atan2(d[0].F, d[1].F) * 180 / math.Pi)
 	})
-	gcdLcm := func(lcm bool) implFactory {
+	os = append(os, fn("atan2d", atan2dImpl, tF8, tF8, tF8))
+	gcdLcm := func(lcm bool) ImplFactory {
 		return func(args []types.T, ret types.T) (Impl, bool) {
 			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				var a, b big.Int
@@ -299,9 +327,11 @@ func (t implTable) defineMath() {
 			}}, true
 		}
 	}
-	t.def("gcd", gcdLcm(false))
-	t.def("lcm", gcdLcm(true))
-	t.def("width_bucket", func(args []types.T, _ types.T) (Impl, bool) {
+	os = append(os, fn("gcd", gcdLcm(false), tI4, tI4, tI4), fn("gcd", gcdLcm(false), tI8, tI8, tI8),
+		fn("gcd", gcdLcm(false), tNum, tNum, tNum))
+	os = append(os, fn("lcm", gcdLcm(true), tI4, tI4, tI4), fn("lcm", gcdLcm(true), tI8, tI8, tI8),
+		fn("lcm", gcdLcm(true), tNum, tNum, tNum))
+	widthBucketImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			var x, lo, hi float64
 			if args[0].ID == types.Numeric {
@@ -331,8 +361,10 @@ func (t implTable) defineMath() {
 			}
 			return types.DInt(r), nil
 		}}, true
-	})
-	t.defRow("factorial", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	}
+	os = append(os, fn("width_bucket", widthBucketImpl, tI4, tF8, tF8, tF8, tI4),
+		fn("width_bucket", widthBucketImpl, tI4, tNum, tNum, tNum, tI4))
+	factorialImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].I < 0 {
 			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "factorial of a negative number is undefined")
 		}
@@ -345,24 +377,28 @@ func (t implTable) defineMath() {
 		dd.Coeff.SetMathBigInt(&r)
 		return types.DDecimal(dd), nil
 	})
-	t.defRow("scale", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(dscale(d[0].D))) })
-	t.defRow("min_scale", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("factorial", factorialImpl, tNum, tI8))
+	scaleImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(dscale(d[0].D))) })
+	os = append(os, fn("scale", scaleImpl, tI4, tNum))
+	minScaleImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		var r apd.Decimal
 		r.Reduce(d[0].D)
 		return dInt(int64(dscale(&r)))
 	})
-	t.defRow("trim_scale", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("min_scale", minScaleImpl, tI4, tNum))
+	trimScaleImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		r := new(apd.Decimal)
 		r.Reduce(d[0].D)
 		return types.DDecimal(normScale(r)), nil
 	})
+	os = append(os, fn("trim_scale", trimScaleImpl, tNum, tNum))
 	// greatest / least ignore NULLs and return NULL only when all are NULL.
 	for _, n := range []string{"greatest", "least"} {
 		want := 1
 		if n == "least" {
 			want = -1
 		}
-		t.def(n, func(args []types.T, _ types.T) (Impl, bool) {
+		im := func(args []types.T, _ types.T) (Impl, bool) {
 			cmp, err := Comparer(args[0], args[0])
 			if err != nil {
 				return Impl{}, false
@@ -376,9 +412,11 @@ func (t implTable) defineMath() {
 				}
 				return best, nil
 			}}, true
-		})
+		}
+		os = append(os, &Overload{Name: n, Fn: im, Args: []types.TypeID{tAny}, Variadic: true, RetFn: sameAsArg(0), NonStrict: true})
 	}
-	t.def("nullif", func(args []types.T, _ types.T) (Impl, bool) {
+	// nullif is usually bound as a Case.
+	nullifImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		cmp, err := Comparer(args[0], args[1])
 		if err != nil {
 			return Impl{}, false
@@ -389,7 +427,9 @@ func (t implTable) defineMath() {
 			}
 			return d[0], nil
 		}}, true
-	})
+	}
+	os = append(os, &Overload{Name: "nullif", Fn: nullifImpl, Args: []types.TypeID{tAny, tAny}, RetFn: sameAsArg(0), NonStrict: true})
+	return os
 }
 
 // glibcCbrtFactor is 2^(n/3) for n = -2..2, each computed as a double

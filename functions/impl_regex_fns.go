@@ -318,8 +318,10 @@ func similarSubstring(s, pat string, esc *string) (types.Datum, error) {
 	return types.NullDatum, nil
 }
 
-// defineRegex registers the functions of this file.
-func (t implTable) defineRegex() {
+// regexOverloads lists the regular expression functions of docs §9.7.3
+// and substring(s FROM pattern [FOR escape]).
+func regexOverloads() []*Overload {
+	var os []*Overload
 	str := func(d []types.Datum, i int) string {
 		if i < len(d) {
 			return d[i].S
@@ -332,22 +334,38 @@ func (t implTable) defineRegex() {
 		}
 		return def
 	}
-	t.defRow("regexp_count", func(c *Context, d []types.Datum) (types.Datum, error) {
+	regexpCountImpl := row(func(c *Context, d []types.Datum) (types.Datum, error) {
 		return regexpCount(d[0].S, d[1].S, num(d, 2, 1), reFlags(c, str(d, 3)))
 	})
-	t.defRow("regexp_instr", func(c *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("regexp_count", regexpCountImpl, tI4, tText, tText),
+		fn("regexp_count", regexpCountImpl, tI4, tText, tText, tI4),
+		fn("regexp_count", regexpCountImpl, tI4, tText, tText, tI4, tText))
+	regexpInstrImpl := row(func(c *Context, d []types.Datum) (types.Datum, error) {
 		return regexpInstr(d[0].S, d[1].S, regexArgs{start: num(d, 2, 1), n: num(d, 3, 1), endoption: num(d, 4, 0), flags: reFlags(c, str(d, 5)), subexpr: num(d, 6, 0)})
 	})
-	t.defRow("regexp_substr", func(c *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("regexp_instr", regexpInstrImpl, tI4, tText, tText),
+		fn("regexp_instr", regexpInstrImpl, tI4, tText, tText, tI4),
+		fn("regexp_instr", regexpInstrImpl, tI4, tText, tText, tI4, tI4),
+		fn("regexp_instr", regexpInstrImpl, tI4, tText, tText, tI4, tI4, tI4),
+		fn("regexp_instr", regexpInstrImpl, tI4, tText, tText, tI4, tI4, tI4, tText),
+		fn("regexp_instr", regexpInstrImpl, tI4, tText, tText, tI4, tI4, tI4, tText, tI4))
+	regexpSubstrImpl := row(func(c *Context, d []types.Datum) (types.Datum, error) {
 		return regexpSubstr(d[0].S, d[1].S, regexArgs{start: num(d, 2, 1), n: num(d, 3, 1), flags: reFlags(c, str(d, 4)), subexpr: num(d, 5, 0)})
 	})
-	t.defRow("regexp_like", func(c *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("regexp_substr", regexpSubstrImpl, tText, tText, tText),
+		fn("regexp_substr", regexpSubstrImpl, tText, tText, tText, tI4),
+		fn("regexp_substr", regexpSubstrImpl, tText, tText, tText, tI4, tI4),
+		fn("regexp_substr", regexpSubstrImpl, tText, tText, tText, tI4, tI4, tText),
+		fn("regexp_substr", regexpSubstrImpl, tText, tText, tText, tI4, tI4, tText, tI4))
+	regexpLikeImpl := row(func(c *Context, d []types.Datum) (types.Datum, error) {
 		return regexpLike(d[0].S, d[1].S, reFlags(c, str(d, 2)))
 	})
+	os = append(os, fn("regexp_like", regexpLikeImpl, tBool, tText, tText),
+		fn("regexp_like", regexpLikeImpl, tBool, tText, tText, tText))
 	// substring(s, pattern) and substring(s, pattern, escape); the
 	// substring(s, from [, for]) overloads on characters are
 	// impl_string.go's.
-	t.def("substring", func(args []types.T, _ types.T) (Impl, bool) {
+	substringImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) < 2 || args[1].ID != types.Text {
 			return Impl{}, false
 		}
@@ -366,5 +384,8 @@ func (t implTable) defineRegex() {
 			}
 			return v, err
 		}}, true
-	})
+	}
+	os = append(os, fn("substring", substringImpl, tText, tText, tText),
+		fn("substring", substringImpl, tText, tText, tText, tText))
+	return os
 }

@@ -64,19 +64,18 @@ func sampleHash(b []byte) uint64 {
 	return h
 }
 
-func (t implTable) defineTableSample() {
-	t.def(TableSampleFn, func(args []types.T, _ types.T) (Impl, bool) {
-		if len(args) < 2 {
-			return Impl{}, false
+// tableSample implements TableSampleFn.
+func tableSample(args []types.T, _ types.T) (Impl, bool) {
+	if len(args) < 2 {
+		return Impl{}, false
+	}
+	keyTypes := args[2:]
+	return Impl{NonStrict: true, Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+		var key []byte
+		for i, t := range keyTypes {
+			key = types.AppendKey(key, d[2+i], t, false)
 		}
-		keyTypes := args[2:]
-		return Impl{NonStrict: true, Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
-			var key []byte
-			for i, t := range keyTypes {
-				key = types.AppendKey(key, d[2+i], t, false)
-			}
-			keep, _ := SampleKeep(uint64(d[0].I), uint64(d[1].I), key, nil)
-			return types.DBool(keep), nil
-		}}, true
-	})
+		keep, _ := SampleKeep(uint64(d[0].I), uint64(d[1].I), key, nil)
+		return types.DBool(keep), nil
+	}}, true
 }

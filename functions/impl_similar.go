@@ -134,8 +134,10 @@ func overlayEnd(from, n int64) (int64, error) {
 	return end, nil
 }
 
-func (t implTable) defineSimilar() {
-	t.defRow("similar_to_escape", func(_ *Context, d []types.Datum) (types.Datum, error) {
+// similarOverloads lists similar_to_escape and overlay (docs §9.4, §9.7.2).
+func similarOverloads() []*Overload {
+	var os []*Overload
+	similarToEscapeImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		var esc *string
 		if len(d) > 1 {
 			esc = &d[1].S
@@ -146,7 +148,9 @@ func (t implTable) defineSimilar() {
 		}
 		return dText(s)
 	})
-	t.def("overlay", func(args []types.T, _ types.T) (Impl, bool) {
+	os = append(os, fn("similar_to_escape", similarToEscapeImpl, tText, tText),
+		fn("similar_to_escape", similarToEscapeImpl, tText, tText, tText))
+	overlayImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		bytea := args[0].ID == types.Bytea
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			s, r := d[0].S, d[1].S
@@ -170,5 +174,10 @@ func (t implTable) defineSimilar() {
 			}
 			return types.DString(out), nil
 		}}, true
-	})
+	}
+	os = append(os, fn("overlay", overlayImpl, tText, tText, tText, tI4),
+		fn("overlay", overlayImpl, tText, tText, tText, tI4, tI4),
+		fn("overlay", overlayImpl, tBytea, tBytea, tBytea, tI4),
+		fn("overlay", overlayImpl, tBytea, tBytea, tBytea, tI4, tI4))
+	return os
 }

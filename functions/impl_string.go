@@ -631,15 +631,20 @@ func decodeBytes(s, format string) (string, error) {
 	return "", pgerr.New(pgerr.InvalidParameterValue, "unrecognized encoding: \"%s\"", format)
 }
 
-// defineString adds the implementations of this file to t.
-func (t implTable) defineString() {
+// stringOverloads lists the string functions (docs §9.4) and
+// operators, the pattern matching operators (LIKE is ~~, NOT LIKE !~~,
+// ILIKE ~~*, NOT ILIKE !~~*, and the POSIX regular expression operators
+// ~ ~* !~ !~*), and the array functions and operators implemented here
+// (docs §9.19).
+func stringOverloads() []*Overload {
+	var os []*Overload
 	charLen := func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return dInt(int64(utf8.RuneCountInString(d[0].S)))
 	}
 	bpcharLen := func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return dInt(int64(utf8.RuneCountInString(types.BpcharTrim(d[0].S))))
 	}
-	t.def("length", func(args []types.T, _ types.T) (Impl, bool) {
+	lengthImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		switch args[0].ID {
 		case types.Bytea:
 			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) }}, true
@@ -647,20 +652,31 @@ func (t implTable) defineString() {
 			return Impl{Row: bpcharLen}, true
 		}
 		return Impl{Row: charLen}, true
-	})
-	for _, name := range []string{"char_length", "character_length"} {
-		t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
-			if args[0].ID == types.Bpchar {
-				return Impl{Row: bpcharLen}, true
-			}
-			return Impl{Row: charLen}, true
-		})
 	}
-	t.defRow("octet_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) })
-	t.defRow("bit_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(8 * int64(len(d[0].S))) })
-	t.defRow("lower", func(c *Context, d []types.Datum) (types.Datum, error) { return dText(lowerIn(d[0].S, c.inCLocale())) })
-	t.defRow("upper", func(c *Context, d []types.Datum) (types.Datum, error) { return dText(upperIn(d[0].S, c.inCLocale())) })
-	t.defRow("initcap", func(c *Context, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S, c.inCLocale())) })
+	// bpcharlen and bpcharoctetlen: the character count leaves out
+	// character(n)'s trailing spaces, the byte count keeps them.
+	os = append(os, fn("length", lengthImpl, tI4, tText), fn("length", lengthImpl, tI4, tBytea),
+		fn("length", lengthImpl, tI4, tBpc))
+	charLengthImpl := func(args []types.T, _ types.T) (Impl, bool) {
+		if args[0].ID == types.Bpchar {
+			return Impl{Row: bpcharLen}, true
+		}
+		return Impl{Row: charLen}, true
+	}
+	for _, name := range []string{"char_length", "character_length"} {
+		os = append(os, fn(name, charLengthImpl, tI4, tText), fn(name, charLengthImpl, tI4, tBpc))
+	}
+	octetLengthImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) })
+	os = append(os, fn("octet_length", octetLengthImpl, tI4, tText),
+		fn("octet_length", octetLengthImpl, tI4, tBytea), fn("octet_length", octetLengthImpl, tI4, tBpc))
+	bitLengthImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(8 * int64(len(d[0].S))) })
+	os = append(os, fn("bit_length", bitLengthImpl, tI4, tText))
+	lowerImpl := row(func(c *Context, d []types.Datum) (types.Datum, error) { return dText(lowerIn(d[0].S, c.inCLocale())) })
+	os = append(os, fn("lower", lowerImpl, tText, tText))
+	upperImpl := row(func(c *Context, d []types.Datum) (types.Datum, error) { return dText(upperIn(d[0].S, c.inCLocale())) })
+	os = append(os, fn("upper", upperImpl, tText, tText))
+	initcapImpl := row(func(c *Context, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S, c.inCLocale())) })
+	os = append(os, fn("initcap", initcapImpl, tText, tText))
 	substr := func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) > 1 && args[1].ID == types.Text {
 			return Impl{}, false // substring(s FROM pattern): impl_regex_fns.go
@@ -688,8 +704,9 @@ func (t implTable) defineString() {
 			return types.DString(s), err
 		}}, true
 	}
-	t.def("substr", substr)
-	t.def("substring", substr)
+	os = append(os, fn("substr", substr, tText, tText, tI4), fn("substr", substr, tText, tText, tI4, tI4),
+		fn("substr", substr, tBytea, tBytea, tI4), fn("substr", substr, tBytea, tBytea, tI4, tI4))
+	os = append(os, fn("substring", substr, tText, tText, tI4), fn("substring", substr, tText, tText, tI4, tI4))
 	strpos := func(_ *Context, d []types.Datum) (types.Datum, error) {
 		i := strings.Index(d[0].S, d[1].S)
 		if i < 0 {
@@ -699,14 +716,15 @@ func (t implTable) defineString() {
 	}
 	// position(string, substring) as in pg_proc; SQL's POSITION(sub IN s)
 	// binds to position(s, sub).
-	t.defRow("position", strpos)
-	t.defRow("strpos", strpos)
-	t.defRow("replace", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("position", row(strpos), tI4, tText, tText))
+	os = append(os, fn("strpos", row(strpos), tI4, tText, tText))
+	replaceImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[1].S == "" {
 			return dText(d[0].S)
 		}
 		return dText(strings.ReplaceAll(d[0].S, d[1].S, d[2].S))
 	})
+	os = append(os, fn("replace", replaceImpl, tText, tText, tText, tText))
 	trim := func(left, right bool) RowFn {
 		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			chars := " "
@@ -716,10 +734,14 @@ func (t implTable) defineString() {
 			return dText(trimChars(d[0].S, chars, left, right))
 		}
 	}
-	t.defRow("btrim", trim(true, true))
-	t.defRow("trim", trim(true, true))
-	t.defRow("ltrim", trim(true, false))
-	t.defRow("rtrim", trim(false, true))
+	btrimImpl := row(trim(true, true))
+	os = append(os, fn("btrim", btrimImpl, tText, tText), fn("btrim", btrimImpl, tText, tText, tText))
+	trimImpl := row(trim(true, true))
+	os = append(os, fn("trim", trimImpl, tText, tText), fn("trim", trimImpl, tText, tText, tText))
+	ltrimImpl := row(trim(true, false))
+	os = append(os, fn("ltrim", ltrimImpl, tText, tText), fn("ltrim", ltrimImpl, tText, tText, tText))
+	rtrimImpl := row(trim(false, true))
+	os = append(os, fn("rtrim", rtrimImpl, tText, tText), fn("rtrim", rtrimImpl, tText, tText, tText))
 	padFn := func(left bool) RowFn {
 		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			fill := " "
@@ -734,16 +756,19 @@ func (t implTable) defineString() {
 			return dText(pad(d[0].S, d[1].I, fill, left))
 		}
 	}
-	t.defRow("lpad", padFn(true))
-	t.defRow("rpad", padFn(false))
-	t.defRow("left", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	lpadImpl := row(padFn(true))
+	os = append(os, fn("lpad", lpadImpl, tText, tText, tI4), fn("lpad", lpadImpl, tText, tText, tI4, tText))
+	rpadImpl := row(padFn(false))
+	os = append(os, fn("rpad", rpadImpl, tText, tText, tI4), fn("rpad", rpadImpl, tText, tText, tI4, tText))
+	leftImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		rs, n := []rune(d[0].S), d[1].I
 		if n < 0 {
 			n = max(int64(len(rs))+n, 0)
 		}
 		return dText(string(rs[:min(n, int64(len(rs)))]))
 	})
-	t.defRow("right", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("left", leftImpl, tText, tText, tI4))
+	rightImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		rs, n := []rune(d[0].S), d[1].I
 		if n < 0 {
 			n = max(int64(len(rs))+n, 0)
@@ -751,7 +776,8 @@ func (t implTable) defineString() {
 		n = min(n, int64(len(rs)))
 		return dText(string(rs[int64(len(rs))-n:]))
 	})
-	t.defRow("repeat", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("right", rightImpl, tText, tText, tI4))
+	repeatImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[1].I <= 0 {
 			return dText("")
 		}
@@ -760,14 +786,16 @@ func (t implTable) defineString() {
 		}
 		return dText(strings.Repeat(d[0].S, int(d[1].I)))
 	})
-	t.defRow("reverse", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("repeat", repeatImpl, tText, tText, tI4))
+	reverseImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		rs := []rune(d[0].S)
 		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
 			rs[i], rs[j] = rs[j], rs[i]
 		}
 		return dText(string(rs))
 	})
-	t.defRow("split_part", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("reverse", reverseImpl, tText, tText))
+	splitPartImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		n := d[2].I
 		if n == 0 {
 			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "field position must not be zero")
@@ -789,11 +817,12 @@ func (t implTable) defineString() {
 		}
 		return dText(parts[n-1])
 	})
+	os = append(os, fn("split_part", splitPartImpl, tText, tText, tText, tI4))
 	// num_nulls and num_nonnulls count their NULL and non-NULL
 	// arguments (docs §9.2, "Comparison Functions").
 	for _, name := range []string{"num_nulls", "num_nonnulls"} {
 		nulls := name == "num_nulls"
-		t.defRowNS(name, func(_ *Context, d []types.Datum) (types.Datum, error) {
+		os = append(os, variadic(name, rowNS(func(_ *Context, d []types.Datum) (types.Datum, error) {
 			n := 0
 			for _, x := range d {
 				if x.Null == nulls {
@@ -801,9 +830,9 @@ func (t implTable) defineString() {
 				}
 			}
 			return types.DInt(int64(n)), nil
-		})
+		}), tI4, true, tAny))
 	}
-	t.def("pg_concat", func(args []types.T, _ types.T) (Impl, bool) {
+	pgConcatImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			var b strings.Builder
 			for i, x := range d {
@@ -813,8 +842,9 @@ func (t implTable) defineString() {
 			}
 			return dText(b.String())
 		}}, true
-	})
-	t.def("concat_ws", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	os = append(os, variadic("pg_concat", pgConcatImpl, tText, true, tAny))
+	concatWsImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if d[0].Null {
 				return types.NullDatum, nil
@@ -827,8 +857,13 @@ func (t implTable) defineString() {
 			}
 			return dText(strings.Join(parts, d[0].S))
 		}}, true
-	})
-	t.def("||", func(args []types.T, ret types.T) (Impl, bool) {
+	}
+	os = append(os, variadic("concat_ws", concatWsImpl, tText, true, tText, tAny))
+	// Concatenation: text || text, bytea || bytea, jsonb || jsonb, and
+	// Postgres's anynonarray || text / text || anynonarray (textanycat),
+	// whose non-text side is converted with its output function; the
+	// array forms are listed with the array functions below.
+	concatImpl := func(args []types.T, ret types.T) (Impl, bool) {
 		if len(args) != 2 {
 			return Impl{}, false
 		}
@@ -853,19 +888,25 @@ func (t implTable) defineString() {
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			return dText(formatValue(ctx, d[0], args[0]) + formatValue(ctx, d[1], args[1]))
 		}}, true
-	})
+	}
+	os = append(os, op("||", concatImpl, tText, tText, tText), op("||", concatImpl, tBytea, tBytea, tBytea),
+		op("||", concatImpl, tJsonb, tJsonb, tJsonb),
+		textAnyCat(concatImpl, tText, tAny), textAnyCat(concatImpl, tAny, tText),
+		// text[] || text[] (array_cat) treats a NULL operand as an empty
+		// array.
+		nonStrict("||", concatImpl, tTArr, tTArr, tTArr))
 	// array_append, array_prepend and array_cat are the || operators
 	// over arrays under their function names (docs §9.19).
-	t.def("array_append", func(args []types.T, _ types.T) (Impl, bool) {
+	arrayAppendImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return arrayAppend(args), len(args) == 2
-	})
-	t.def("array_prepend", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	arrayPrependImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return arrayPrepend(args), len(args) == 2
-	})
-	t.defRowNS("array_cat", arrayCat)
+	}
+	arrayCatImpl := rowNS(arrayCat)
 	// trim_array(a, n): a without its last n elements; n must be between
 	// 0 and a's length (2202E).
-	t.defRow("trim_array", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	trimArrayImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		elems, nulls, err := types.ParseTextArray(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -878,7 +919,7 @@ func (t implTable) defineString() {
 	})
 	// convert_from(bytea, encoding) and convert_to(text, encoding):
 	// weir's databases are UTF8; UTF8, SQL_ASCII and LATIN1 convert.
-	t.defRow("convert_from", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	convertFromImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		switch normEncoding(d[1].S) {
 		case "UTF8", "SQLASCII":
 			if err := checkUTF8(d[0].S); err != nil {
@@ -894,7 +935,8 @@ func (t implTable) defineString() {
 		}
 		return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "invalid source encoding name \"%s\"", d[1].S)
 	})
-	t.defRow("convert_to", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("convert_from", convertFromImpl, tText, tBytea, tName))
+	convertToImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		switch normEncoding(d[1].S) {
 		case "UTF8", "SQLASCII":
 			return types.DString(d[0].S), nil
@@ -911,9 +953,11 @@ func (t implTable) defineString() {
 		}
 		return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "invalid destination encoding name \"%s\"", d[1].S)
 	})
-	t.defRow("md5", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("convert_to", convertToImpl, tBytea, tText, tName))
+	md5Impl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return dText(fmt.Sprintf("%x", md5.Sum([]byte(d[0].S))))
 	})
+	os = append(os, fn("md5", md5Impl, tText, tText), fn("md5", md5Impl, tText, tBytea))
 	// sha224, sha256, sha384 and sha512 (docs §9.5): the digest of a
 	// bytea, as a bytea.
 	for name, sum := range map[string]func([]byte) []byte{
@@ -922,18 +966,19 @@ func (t implTable) defineString() {
 		"sha384": func(b []byte) []byte { s := sha512.Sum384(b); return s[:] },
 		"sha512": func(b []byte) []byte { s := sha512.Sum512(b); return s[:] },
 	} {
-		t.defRow(name, func(_ *Context, d []types.Datum) (types.Datum, error) {
+		os = append(os, fn(name, row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 			return types.DString(string(sum([]byte(d[0].S)))), nil
-		})
+		}), tBytea, tBytea))
 	}
-	t.defRow("ascii", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	asciiImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		r, _ := utf8.DecodeRuneInString(d[0].S)
 		if d[0].S == "" {
 			r = 0
 		}
 		return dInt(int64(r))
 	})
-	t.defRow("chr", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("ascii", asciiImpl, tI4, tText))
+	chrImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		switch {
 		case d[0].I == 0:
 			return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "null character not permitted")
@@ -944,7 +989,8 @@ func (t implTable) defineString() {
 		}
 		return dText(string(rune(d[0].I)))
 	})
-	t.def("to_hex", func(args []types.T, _ types.T) (Impl, bool) {
+	os = append(os, fn("chr", chrImpl, tText, tI4))
+	toHexImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		bits32 := args[0].ID != types.Int8
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			if bits32 {
@@ -952,20 +998,22 @@ func (t implTable) defineString() {
 			}
 			return dText(strconv.FormatUint(uint64(d[0].I), 16))
 		}}, true
-	})
+	}
+	os = append(os, fn("to_hex", toHexImpl, tText, tI4), fn("to_hex", toHexImpl, tText, tI8))
 	startsWith := func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return types.DBool(strings.HasPrefix(d[0].S, d[1].S)), nil
 	}
-	t.defRow("starts_with", startsWith)
-	t.defRow("like_escape", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("starts_with", row(startsWith), tBool, tText, tText))
+	likeEscapeImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		out, err := likeEscape(d[0].S, d[1].S)
 		if err != nil {
 			return types.Datum{}, err
 		}
 		return dText(out)
 	})
-	t.defRow("pg_starts_with", startsWith)
-	t.def("format", func(args []types.T, _ types.T) (Impl, bool) {
+	os = append(os, fn("like_escape", likeEscapeImpl, tText, tText, tText))
+	os = append(os, fn("pg_starts_with", row(startsWith), tBool, tText, tText))
+	formatImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if d[0].Null {
 				return types.NullDatum, nil
@@ -973,16 +1021,21 @@ func (t implTable) defineString() {
 			s, err := pgFormat(ctx, d[0].S, d[1:], args[1:])
 			return types.DString(s), err
 		}}, true
-	})
-	t.defRow("quote_ident", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(quoteIdent(d[0].S)) })
-	t.defRow("quote_literal", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(quoteLiteral(d[0].S)) })
-	t.defRowNS("quote_nullable", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	}
+	os = append(os, fn("format", formatImpl, tText, tText),
+		variadic("format", formatImpl, tText, true, tText, tAny))
+	quoteIdentImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(quoteIdent(d[0].S)) })
+	os = append(os, fn("quote_ident", quoteIdentImpl, tText, tText))
+	quoteLiteralImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(quoteLiteral(d[0].S)) })
+	os = append(os, fn("quote_literal", quoteLiteralImpl, tText, tText))
+	quoteNullableImpl := rowNS(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null {
 			return dText("NULL")
 		}
 		return dText(quoteLiteral(d[0].S))
 	})
-	t.defRow("regexp_replace", func(c *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, nonStrict("quote_nullable", quoteNullableImpl, tText, tText))
+	regexpReplaceImpl := row(func(c *Context, d []types.Datum) (types.Datum, error) {
 		flags := ""
 		if len(d) > 3 {
 			flags = d[3].S
@@ -990,14 +1043,18 @@ func (t implTable) defineString() {
 		s, err := regexpReplace(d[0].S, d[1].S, d[2].S, reFlags(c, flags))
 		return types.DString(s), err
 	})
-	t.defRow("regexp_match", func(c *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("regexp_replace", regexpReplaceImpl, tText, tText, tText, tText),
+		fn("regexp_replace", regexpReplaceImpl, tText, tText, tText, tText, tText))
+	regexpMatchImpl := row(func(c *Context, d []types.Datum) (types.Datum, error) {
 		flags := ""
 		if len(d) > 2 {
 			flags = d[2].S
 		}
 		return regexpMatch(d[0].S, d[1].S, reFlags(c, flags))
 	})
-	t.defRow("translate", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("regexp_match", regexpMatchImpl, tTArr, tText, tText),
+		fn("regexp_match", regexpMatchImpl, tTArr, tText, tText, tText))
+	translateImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		from, to := []rune(d[1].S), []rune(d[2].S)
 		return dText(strings.Map(func(r rune) rune {
 			for i, f := range from {
@@ -1011,15 +1068,19 @@ func (t implTable) defineString() {
 			return r
 		}, d[0].S))
 	})
-	t.defRow("encode", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("translate", translateImpl, tText, tText, tText, tText))
+	encodeImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		s, err := encodeBytes(d[0].S, d[1].S)
 		return types.DString(s), err
 	})
-	t.defRow("decode", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	os = append(os, fn("encode", encodeImpl, tText, tBytea, tText))
+	decodeImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		s, err := decodeBytes(d[0].S, d[1].S)
 		return types.DString(s), err
 	})
-	t.defRow("pg_icase", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText("(?i)" + d[0].S) })
+	os = append(os, fn("decode", decodeImpl, tBytea, tText, tText))
+	pgIcaseImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) { return dText("(?i)" + d[0].S) })
+	os = append(os, fn("pg_icase", pgIcaseImpl, tText, tText))
 
 	// LIKE and regular expressions.
 	pattern := func(op string) RowFn {
@@ -1031,16 +1092,20 @@ func (t implTable) defineString() {
 			return types.DBool(m), nil
 		}
 	}
-	for _, op := range []string{"~~", "!~~", "~~*", "!~~*", "~*", "!~", "!~*"} {
-		t.defRow(op, pattern(op))
+	for _, name := range []string{"~~", "!~~", "~~*", "!~~*", "~*", "!~", "!~*"} {
+		// bpcharlike, bpcharregexeq, ...: a character(n) value is
+		// matched with its padding.
+		os = append(os, op(name, row(pattern(name)), tBool, tText, tText), op(name, row(pattern(name)), tBool, tBpc, tText))
 	}
-	// ~ with one operand is the bitwise not (func_bitwise.go).
-	t.def("~", func(args []types.T, _ types.T) (Impl, bool) { return Impl{Row: pattern("~")}, len(args) == 2 })
+	os = append(os, op("~~", row(pattern("~~")), tBool, tBytea, tBytea), op("!~~", row(pattern("!~~")), tBool, tBytea, tBytea))
+	// ~ with one operand is the bitwise not (impl_bitwise.go).
+	regexMatchImpl := func(args []types.T, _ types.T) (Impl, bool) { return Impl{Row: pattern("~")}, len(args) == 2 }
+	os = append(os, op("~", regexMatchImpl, tBool, tText, tText), op("~", regexMatchImpl, tBool, tBpc, tText))
 
 	// text[] functions. array_to_string(a, sep [, null_string]): NULL
 	// elements are left out, or written as null_string when it is given
 	// and not NULL; NULL when a or sep is.
-	t.defRowNS("array_to_string", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	arrayToStringImpl := rowNS(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null || d[1].Null {
 			return types.NullDatum, nil
 		}
@@ -1061,7 +1126,7 @@ func (t implTable) defineString() {
 	})
 	// array_remove(a, x) (docs §9.19): a without the elements equal to
 	// x (NULL removes the NULLs); NULL when a is.
-	t.def("array_remove", func(args []types.T, _ types.T) (Impl, bool) {
+	arrayRemoveImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		at := types.T{ID: args[0].ID, Mod: -1}
 		et := at.Elem()
 		return Impl{NonStrict: true, Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
@@ -1081,11 +1146,11 @@ func (t implTable) defineString() {
 			}
 			return types.DString(types.FormatArray(kept, et, nil)), nil
 		}}, true
-	})
+	}
 	// string_to_array(s, sep [, null_string]) (docs §9.4): s split at
 	// each sep; a NULL sep splits into characters, an empty one gives s
 	// whole; pieces equal to null_string become NULL. NULL when s is.
-	t.defRowNS("string_to_array", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	stringToArrayImpl := rowNS(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null {
 			return types.NullDatum, nil
 		}
@@ -1112,9 +1177,11 @@ func (t implTable) defineString() {
 		}
 		return dText(types.FormatArray(elems, types.TText, nil))
 	})
+	os = append(os, nonStrict("string_to_array", stringToArrayImpl, tTArr, tText, tText),
+		nonStrict("string_to_array", stringToArrayImpl, tTArr, tText, tText, tText))
 	// regexp_split_to_array(s, pattern [, flags]): the pieces
 	// regexp_split_to_table returns, as an array.
-	t.defRow("regexp_split_to_array", func(c *Context, d []types.Datum) (types.Datum, error) {
+	regexpSplitToArrayImpl := row(func(c *Context, d []types.Datum) (types.Datum, error) {
 		flags := ""
 		if len(d) == 3 {
 			flags = d[2].S
@@ -1129,10 +1196,12 @@ func (t implTable) defineString() {
 		}
 		return dText(types.FormatArray(elems, types.TText, nil))
 	})
+	os = append(os, fn("regexp_split_to_array", regexpSplitToArrayImpl, tTArr, tText, tText),
+		fn("regexp_split_to_array", regexpSplitToArrayImpl, tTArr, tText, tText, tText))
 	// x = ANY(text[]): true if an element equals x, NULL if none does
 	// but one is NULL, false otherwise (docs §9.24.3); false over an
 	// empty array even for a NULL x, as pg_any below.
-	t.def("pg_any_eq", func(args []types.T, _ types.T) (Impl, bool) {
+	anyEqImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		if args[1].ID == types.TextArray {
 			return Impl{Row: anyEqText, NonStrict: true}, true
 		}
@@ -1140,33 +1209,12 @@ func (t implTable) defineString() {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			return quantifiedArray(ctx, d[0], d[1], at, "=", false)
 		}}, true
-	})
-	// ROW(a, b): a record in record_out's text form, (1,abc), its fields
-	// in their output forms, a NULL field empty, and a field that is
-	// empty or holds a quote, backslash, parenthesis, comma or white
-	// space quoted, quotes and backslashes doubled.
-	t.def("pg_row", func(args []types.T, _ types.T) (Impl, bool) {
-		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
-			var b strings.Builder
-			b.WriteByte('(')
-			for i, v := range d {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				if !v.Null {
-					writeRecordField(&b, types.FormatText(v, args[i], ctx.loc()))
-				}
-			}
-			b.WriteByte(')')
-			return types.DString(b.String()), nil
-		}}, true
-	})
+	}
 	// x op ANY (array) and x op ALL (array), the operator named by the
 	// second argument (= <> < <= > >=), x of the element type
 	// (quantifiedArray).
-	for _, name := range []string{"pg_any", "pg_all"} {
-		all := name == "pg_all"
-		t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
+	quantifiedImpl := func(all bool) ImplFactory {
+		return func(args []types.T, _ types.T) (Impl, bool) {
 			if len(args) != 3 || !args[2].IsArray() {
 				return Impl{}, false
 			}
@@ -1177,10 +1225,10 @@ func (t implTable) defineString() {
 				}
 				return quantifiedArray(ctx, d[0], d[2], at, d[1].S, all)
 			}}, true
-		})
+		}
 	}
 	// x[i]: the i-th element (from 1), NULL outside the array.
-	t.def("pg_subscript", func(_ []types.T, ret types.T) (Impl, bool) {
+	subscriptImpl := func(_ []types.T, ret types.T) (Impl, bool) {
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			elems, err := parseTextArray(d[0].S)
 			if err != nil {
@@ -1194,11 +1242,11 @@ func (t implTable) defineString() {
 			}
 			return types.ParseText(*elems[d[1].I-1], ret, ctx.loc())
 		}}, true
-	})
+	}
 	// array_fill(value, dims [, lower bounds]): a one-dimensional array
 	// of dims[1] copies of value. weir's arrays are one-dimensional and
 	// start at 1: other shapes are 0A000.
-	t.def("array_fill", func(args []types.T, ret types.T) (Impl, bool) {
+	arrayFillImpl := func(args []types.T, ret types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if d[1].Null || (len(d) > 2 && d[2].Null) {
 				return types.NullDatum, pgerr.New(pgerr.NullValueNotAllowed, "dimension array or low bound array cannot be null")
@@ -1250,10 +1298,10 @@ func (t implTable) defineString() {
 			}
 			return types.DString(types.FormatArray(elems, args[0], nil)), nil
 		}}, true
-	})
+	}
 	// x[lo:hi]: the elements lo to hi (from 1), clamped to the array; a
 	// missing bound (NULL) is the array's end; an empty range is '{}'.
-	t.def("pg_slice", func(_ []types.T, ret types.T) (Impl, bool) {
+	sliceImpl := func(_ []types.T, ret types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if d[0].Null {
 				return types.NullDatum, nil
@@ -1274,15 +1322,7 @@ func (t implTable) defineString() {
 			}
 			return dText(types.FormatTextArray(elems[lo-1:hi], nulls[lo-1:hi]))
 		}}, true
-	})
-	// ARRAY[...]: the elements, already of the element type, in the
-	// array's canonical text form.
-	t.def("array", func(_ []types.T, ret types.T) (Impl, bool) {
-		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
-			// Stored form: timestamptz elements in UTC (types/array.go).
-			return types.DString(types.FormatArray(d, ret.Elem(), nil)), nil
-		}}, true
-	})
+	}
 	arrLen := func(upper bool) RowFn {
 		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			elems, err := parseTextArray(d[0].S)
@@ -1298,7 +1338,7 @@ func (t implTable) defineString() {
 			return dInt(1)
 		}
 	}
-	t.def("pg_array_elem", func(args []types.T, _ types.T) (Impl, bool) {
+	pgArrayElemImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) != 1 || args[0].IsArray() {
 			return Impl{}, false
 		}
@@ -1313,14 +1353,84 @@ func (t implTable) defineString() {
 			s := types.FormatArray([]types.Datum{d[0]}, et, loc)
 			return dText(s[1 : len(s)-1])
 		}}, true
-	})
-	t.defRow("array_upper", arrLen(true))
-	t.defRow("array_length", arrLen(true))
-	t.defRow("array_lower", arrLen(false))
-	t.defRow("cardinality", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	}
+	os = append(os, nonStrict("pg_array_elem", pgArrayElemImpl, tText, tAny))
+	cardinalityImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		elems, err := parseTextArray(d[0].S)
 		return types.DInt(int64(len(elems))), err
 	})
+	// The array functions and operators, one overload per array type.
+	for _, at := range types.ArrayTypes() {
+		a, e := at.ID, at.Elem().ID
+		os = append(os, fn("array_to_string", arrayToStringImpl, tText, a, tText),
+			nonStrict("array_to_string", arrayToStringImpl, tText, a, tText, tText),
+			fn("array_upper", row(arrLen(true)), tI4, a, tI4), fn("array_lower", row(arrLen(false)), tI4, a, tI4),
+			fn("array_length", row(arrLen(true)), tI4, a, tI4), fn("cardinality", cardinalityImpl, tI4, a),
+			nonStrict("array_remove", arrayRemoveImpl, a, a, e),
+			fn("pg_subscript", subscriptImpl, e, a, tI4),     // x[i]
+			nonStrict("pg_slice", sliceImpl, a, a, tI4, tI4), // x[lo:hi]
+			nonStrict("array_fill", arrayFillImpl, a, e, types.Int4Array),
+			nonStrict("array_fill", arrayFillImpl, a, e, types.Int4Array, types.Int4Array),
+			fn("trim_array", trimArrayImpl, a, a, tI4))
+		// array_append, array_prepend and array_cat: the functions of
+		// the || operators over arrays, as lenient with NULLs.
+		app, pre := nonStrict("array_append", arrayAppendImpl, a, a, e), nonStrict("array_prepend", arrayPrependImpl, a, e, a)
+		app.Polymorphic, pre.Polymorphic = true, true
+		os = append(os, app, pre, nonStrict("array_cat", arrayCatImpl, a, a, a))
+		// x = ANY(array): the binder casts x to the element type (to
+		// text for text[]); x op ANY/ALL (array) with the operator
+		// named by the middle argument.
+		os = append(os, nonStrict("pg_any_eq", anyEqImpl, tBool, e, a),
+			nonStrict("pg_any", quantifiedImpl(false), tBool, e, tText, a),
+			nonStrict("pg_all", quantifiedImpl(true), tBool, e, tText, a))
+		// anyarray || anyelement and anyelement || anyarray; a NULL
+		// element is appended as NULL, a NULL array is empty.
+		app, pre = nonStrict("||", concatImpl, a, a, e), nonStrict("||", concatImpl, a, e, a)
+		app.Polymorphic, pre.Polymorphic = true, true
+		os = append(os, app, pre)
+		if a != tTArr {
+			os = append(os, nonStrict("||", concatImpl, a, a, a))
+		}
+	}
+	return os
+}
+
+// textAnyCat is text || anynonarray or anynonarray || text (textanycat,
+// anytextcat).
+func textAnyCat(im ImplFactory, a, b types.TypeID) *Overload {
+	o := op("||", im, tText, a, b)
+	o.AnyNonArray = true
+	return o
+}
+
+// rowConstructor implements ROW(a, b) (pg_row): a record in record_out's text form, (1,abc), its fields
+// in their output forms, a NULL field empty, and a field that is
+// empty or holds a quote, backslash, parenthesis, comma or white
+// space quoted, quotes and backslashes doubled.
+func rowConstructor(args []types.T, _ types.T) (Impl, bool) {
+	return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		var b strings.Builder
+		b.WriteByte('(')
+		for i, v := range d {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if !v.Null {
+				writeRecordField(&b, types.FormatText(v, args[i], ctx.loc()))
+			}
+		}
+		b.WriteByte(')')
+		return types.DString(b.String()), nil
+	}}, true
+}
+
+// arrayConstructor implements ARRAY[...] ("array"): the elements, already of the element type, in the
+// array's canonical text form.
+func arrayConstructor(_ []types.T, ret types.T) (Impl, bool) {
+	return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		// Stored form: timestamptz elements in UTC (types/array.go).
+		return types.DString(types.FormatArray(d, ret.Elem(), nil)), nil
+	}}, true
 }
 
 // arrayAppend is anyarray || anyelement (array_append) for argument

@@ -65,19 +65,22 @@ func describe(ctx *Context, fn string, oid int64, col int, pretty bool) (string,
 	return "", false
 }
 
-// defineSystem adds the implementations of this file to t.
-func (t implTable) defineSystem() {
-	t.defRow("version", constText(Version))
+// systemOverloads lists the system information functions (docs §9.26),
+// answering as a single local Postgres 15 server would, and the server
+// signalling functions (docs §9.27.2).
+func systemOverloads() []*Overload {
+	var list []*Overload
+	list = append(list, fn("version", row(constText(Version)), tText))
 	curDB := func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		if ctx.Session != nil {
 			return dText(ctx.Session.Database())
 		}
 		return dText("dev")
 	}
-	t.defRow("current_database", curDB)
-	t.defRow("current_catalog", curDB)
-	t.defRow("current_schema", constText("public"))
-	t.defRow("current_schemas", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	list = append(list, fn("current_database", row(curDB), tName))
+	list = append(list, fn("current_catalog", row(curDB), tName))
+	list = append(list, fn("current_schema", row(constText("public")), tName))
+	currentSchemasImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].I != 0 {
 			// The session's temporary schema, once it has one, is
 			// searched first, implicitly.
@@ -88,20 +91,24 @@ func (t implTable) defineSystem() {
 		}
 		return dText("{public}")
 	})
+	list = append(list, fn("current_schemas", currentSchemasImpl, tTArr, tBool))
 	// pg_my_temp_schema is the OID of the session's temporary schema, 0
 	// before it has one.
-	t.defRow("pg_my_temp_schema", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+	pgMyTempSchemaImpl := row(func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		if s, ok := describe(ctx, "pg_my_temp_schema", 0, 0, false); ok {
 			n, err := strconv.ParseInt(s, 10, 64)
 			return types.DInt(n), err
 		}
 		return types.DInt(0), nil
 	})
-	t.defRow("session_user", func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dText(sessionUser(ctx)) })
+	list = append(list, fn("pg_my_temp_schema", pgMyTempSchemaImpl, tOid))
+	sessionUserImpl := row(func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dText(sessionUser(ctx)) })
+	list = append(list, fn("session_user", sessionUserImpl, tName))
+	currentUserImpl := row(func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dText(currentUser(ctx)) })
 	for _, n := range []string{"current_user", "user", "current_role"} {
-		t.defRow(n, func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dText(currentUser(ctx)) })
+		list = append(list, fn(n, currentUserImpl, tName))
 	}
-	t.defRow("current_setting", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	currentSettingImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if ctx.Session != nil {
 			if v, ok := ctx.Session.Setting(d[0].S); ok {
 				return dText(v)
@@ -112,7 +119,9 @@ func (t implTable) defineSystem() {
 		}
 		return types.NullDatum, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", d[0].S)
 	})
-	t.defRowNS("set_config", func(c *Context, d []types.Datum) (types.Datum, error) {
+	list = append(list, fn("current_setting", currentSettingImpl, tText, tText),
+		fn("current_setting", currentSettingImpl, tText, tText, tBool))
+	setConfigImpl := rowNS(func(c *Context, d []types.Datum) (types.Datum, error) {
 		// set_config(name, value, is_local) is SET or SET LOCAL (a NULL
 		// value: RESET) and returns the setting's new value.
 		if d[0].Null {
@@ -128,7 +137,9 @@ func (t implTable) defineSystem() {
 		}
 		return types.DString(v), nil
 	})
-	t.def("pg_typeof", func(args []types.T, _ types.T) (Impl, bool) {
+	list = append(list, &Overload{Name: "set_config", Fn: setConfigImpl, Args: []types.TypeID{tText, tText, tBool}, Ret: tText,
+		NonStrict: true, Volatile: true})
+	pgTypeofImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		// regtype output: the type without its modifier, and bpchar
 		// spelled "character" (format_type without a typmod).
 		name := args[0].TypeName()
@@ -136,28 +147,20 @@ func (t implTable) defineSystem() {
 			name = "unknown"
 		}
 		return Impl{NonStrict: true, Row: constText(name)}, true
-	})
-	// pg_indeterminate_collation stands, from the binder, for an
-	// operation that needs a collation where its operands have two
-	// different ones (planner.markIndeterminate): as PostgreSQL's, it
-	// fails once it runs on values, not on NULLs. Its last argument
-	// names the operation.
-	t.defRow(IndeterminateCollationFn, func(_ *Context, d []types.Datum) (types.Datum, error) {
-		return types.Datum{}, pgerr.New(pgerr.IndeterminateCollation, "could not determine which collation to use for %s", d[len(d)-1].S).
-			WithHint("Use the COLLATE clause to set the collation explicitly.")
-	})
-	t.defRowNS(CollateFn, func(_ *Context, d []types.Datum) (types.Datum, error) { return d[0], nil })
+	}
+	list = append(list, nonStrict("pg_typeof", pgTypeofImpl, tText, tAny))
 	pid := int64(os.Getpid())
-	t.defRow("pg_backend_pid", func(c *Context, _ []types.Datum) (types.Datum, error) {
+	pgBackendPidImpl := row(func(c *Context, _ []types.Datum) (types.Datum, error) {
 		if bc, ok := c.Session.(BackendController); ok {
 			return dInt(int64(bc.BackendPID()))
 		}
 		return dInt(pid)
 	})
+	list = append(list, volatile("pg_backend_pid", pgBackendPidImpl, tI4))
 	// pg_cancel_backend(pid) and pg_terminate_backend(pid [, timeout
 	// ms]) signal another session; pg_reload_conf() applies ALTER
 	// SYSTEM.
-	t.def("pg_cancel_backend", func([]types.T, types.T) (Impl, bool) {
+	pgCancelBackendImpl := func([]types.T, types.T) (Impl, bool) {
 		return Impl{Row: func(c *Context, d []types.Datum) (types.Datum, error) {
 			bc, err := backendController(c, "pg_cancel_backend")
 			if err != nil {
@@ -166,8 +169,9 @@ func (t implTable) defineSystem() {
 			ok, err := bc.SignalBackend(c.Cancel, int32(d[0].I), false, 0)
 			return types.DBool(ok), err
 		}}, true
-	})
-	t.def("pg_terminate_backend", func(args []types.T, _ types.T) (Impl, bool) {
+	}
+	list = append(list, volatile("pg_cancel_backend", pgCancelBackendImpl, tBool, tI4))
+	pgTerminateBackendImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{Row: func(c *Context, d []types.Datum) (types.Datum, error) {
 			var timeout int64
 			if len(d) > 1 {
@@ -187,8 +191,10 @@ func (t implTable) defineSystem() {
 			ok, err := bc.SignalBackend(c.Cancel, int32(d[0].I), true, wait)
 			return types.DBool(ok), err
 		}}, true
-	})
-	t.defRow("pg_reload_conf", func(c *Context, _ []types.Datum) (types.Datum, error) {
+	}
+	list = append(list, volatile("pg_terminate_backend", pgTerminateBackendImpl, tBool, tI4),
+		volatile("pg_terminate_backend", pgTerminateBackendImpl, tBool, tI4, tI8))
+	pgReloadConfImpl := row(func(c *Context, _ []types.Datum) (types.Datum, error) {
 		bc, err := backendController(c, "pg_reload_conf")
 		if err != nil {
 			return types.Datum{}, err
@@ -196,10 +202,11 @@ func (t implTable) defineSystem() {
 		ok, err := bc.ReloadConf()
 		return types.DBool(ok), err
 	})
+	list = append(list, volatile("pg_reload_conf", pgReloadConfImpl, tBool))
 	// has_sequence_privilege([user,] sequence, privileges) asks the
 	// session (SequencePrivilegeChecker); without one every role holds
 	// every privilege.
-	t.defRow("has_sequence_privilege", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	hasSequencePrivilegeImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		pc, ok := ctx.Session.(SequencePrivilegeChecker)
 		if !ok {
 			return types.DBool(true), nil
@@ -214,11 +221,13 @@ func (t implTable) defineSystem() {
 		}
 		return types.DBool(ok), nil
 	})
+	list = append(list, fn("has_sequence_privilege", hasSequencePrivilegeImpl, tBool, tText, tText),
+		fn("has_sequence_privilege", hasSequencePrivilegeImpl, tBool, tName, tText, tText))
 	// has_function_privilege asks the session (FunctionPrivilegeChecker);
 	// overloads: (function, priv), (user, function, priv), with the
 	// function as regprocedure text or an OID. Without a checker EXECUTE
 	// is PUBLIC's, as PostgreSQL's default.
-	t.def("has_function_privilege", func(args []types.T, _ types.T) (Impl, bool) {
+	hasFunctionPrivilegeImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		byOID := args[len(args)-2].ID == types.Oid
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			pc, ok := ctx.Session.(FunctionPrivilegeChecker)
@@ -240,11 +249,15 @@ func (t implTable) defineSystem() {
 			}
 			return types.DBool(held), nil
 		}}, true
-	})
+	}
+	list = append(list, fn("has_function_privilege", hasFunctionPrivilegeImpl, tBool, tText, tText),
+		fn("has_function_privilege", hasFunctionPrivilegeImpl, tBool, tName, tText, tText),
+		fn("has_function_privilege", hasFunctionPrivilegeImpl, tBool, tOid, tText),
+		fn("has_function_privilege", hasFunctionPrivilegeImpl, tBool, tName, tOid, tText))
 	// has_table_privilege asks the session when it can check privileges
 	// (PrivilegeChecker); overloads: (table, priv), (user, table, priv),
 	// with the table as a name or an OID.
-	t.def("has_table_privilege", func(args []types.T, _ types.T) (Impl, bool) {
+	hasTablePrivilegeImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		byOID := args[len(args)-2].ID == types.Oid
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			pc, ok := ctx.Session.(PrivilegeChecker)
@@ -268,42 +281,53 @@ func (t implTable) defineSystem() {
 			}
 			return types.DBool(ok), nil
 		}}, true
-	})
+	}
+	list = append(list, fn("has_table_privilege", hasTablePrivilegeImpl, tBool, tText, tText),
+		fn("has_table_privilege", hasTablePrivilegeImpl, tBool, tName, tText, tText),
+		fn("has_table_privilege", hasTablePrivilegeImpl, tBool, tOid, tText))
 	// Functions, operators and types are all in pg_catalog, which is
 	// always searched; weir has no conversions or operator classes.
 	// pg_type_is_visible asks the session about a user type (one outside
 	// the search path is not visible).
-	t.defRow("pg_type_is_visible", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	pgTypeIsVisibleImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if s, ok := describe(ctx, "pg_type_is_visible", d[0].I, 0, false); ok {
 			return types.DBool(s == "t"), nil
 		}
 		return types.DBool(true), nil
 	})
+	list = append(list, fn("pg_type_is_visible", pgTypeIsVisibleImpl, tBool, tOid))
 	for _, n := range []string{"pg_function_is_visible",
 		"pg_operator_is_visible", "pg_conversion_is_visible", "pg_opclass_is_visible", "pg_opfamily_is_visible",
 		"has_schema_privilege", "has_database_privilege"} {
-		t.defRow(n, constBool(true))
+		switch n {
+		case "has_schema_privilege", "has_database_privilege":
+			list = append(list, fn(n, row(constBool(true)), tBool, tText, tText), fn(n, row(constBool(true)), tBool, tName, tText, tText))
+		default:
+			list = append(list, fn(n, row(constBool(true)), tBool, tOid))
+		}
 	}
 	// pg_table_is_visible asks the session (a relation outside the search
 	// path is not visible); relations it does not answer for are.
-	t.defRow("pg_table_is_visible", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	pgTableIsVisibleImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if s, ok := describe(ctx, "pg_table_is_visible", d[0].I, 0, false); ok {
 			return types.DBool(s == "t"), nil
 		}
 		return types.DBool(true), nil
 	})
+	list = append(list, fn("pg_table_is_visible", pgTableIsVisibleImpl, tBool, tOid))
 	// regclassout prints a regclass (weir's regclass values are OIDs) as
 	// Postgres does: the relation's name, qualified when it is not
 	// visible, or the number for an OID that names no relation.
-	t.defRow("regclassout", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	regclassoutImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if s, ok := describe(ctx, "regclassout", d[0].I, 0, false); ok {
 			return dText(s)
 		}
 		return dText(strconv.FormatInt(d[0].I, 10))
 	})
+	list = append(list, fn("regclassout", regclassoutImpl, tText, tOid))
 	// pg_regin reads a name (not a constant: the binder resolves
 	// those) as the input function of reg* type d[1] reads it.
-	t.defRow("pg_regin", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	pgReginImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		r, ok := ctx.Session.(RegResolver)
 		if !ok {
 			return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "%s input of a value computed at run time is not supported here", d[1].S)
@@ -314,9 +338,10 @@ func (t implTable) defineSystem() {
 		}
 		return types.DInt(int64(oid)), nil
 	})
+	list = append(list, fn("pg_regin", pgReginImpl, tOid, tText, tText))
 	// pg_regout prints an OID (not a constant: the binder prints those)
 	// as the output function of reg* type d[1] prints it.
-	t.defRow("pg_regout", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	pgRegoutImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		r, ok := ctx.Session.(RegResolver)
 		if !ok || d[0].I < 0 || d[0].I > math.MaxUint32 {
 			return dText(strconv.FormatInt(d[0].I, 10))
@@ -327,12 +352,13 @@ func (t implTable) defineSystem() {
 		}
 		return dText(s)
 	})
-	t.defRow("pg_relation_is_publishable", constBool(false))
+	list = append(list, fn("pg_regout", pgRegoutImpl, tText, tOid, tText))
+	list = append(list, fn("pg_relation_is_publishable", row(constBool(false)), tBool, tOid))
 	// The signature functions over pg_proc's OIDs (Procs): NULL for an
 	// OID that names no function.
 	for _, n := range []string{"pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments"} {
 		result := n == "pg_get_function_result"
-		t.defRow(n, func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		list = append(list, fn(n, row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			p, ok := ProcByOID(uint32(d[0].I))
 			switch {
 			case !ok:
@@ -345,9 +371,9 @@ func (t implTable) defineSystem() {
 				return dText(p.Result)
 			}
 			return dText(p.Arguments)
-		})
+		}), tText, tOid))
 	}
-	t.defRow("pg_get_functiondef", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	pgGetFunctiondefImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		p, ok := ProcByOID(uint32(d[0].I))
 		if !ok {
 			if s, ok := describe(ctx, "pg_get_functiondef", d[0].I, 0, false); ok {
@@ -360,18 +386,20 @@ func (t implTable) defineSystem() {
 		}
 		return dText(p.Definition())
 	})
+	list = append(list, fn("pg_get_functiondef", pgGetFunctiondefImpl, tText, tOid))
 	// weir keeps its data in its data directory, which is no tablespace:
 	// pg_tablespace_location is empty, as for PostgreSQL's pg_default.
-	t.defRow("pg_tablespace_location", constText(""))
-	t.defRow("pg_is_in_recovery", constBool(false))
+	list = append(list, fn("pg_tablespace_location", row(constText("")), tText, tOid))
+	list = append(list, fn("pg_is_in_recovery", row(constBool(false)), tBool))
 	// pg_get_userbyid names unknown roles as Postgres does.
-	t.defRow("pg_get_userbyid", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	pgGetUserbyidImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if s, ok := describe(ctx, "pg_get_userbyid", d[0].I, 0, false); ok {
 			return dText(s)
 		}
 		return dText(fmt.Sprintf("unknown (OID=%d)", uint32(d[0].I)))
 	})
-	t.defRowNS("format_type", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	list = append(list, fn("pg_get_userbyid", pgGetUserbyidImpl, tName, tOid))
+	formatTypeImpl := rowNS(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null {
 			return types.NullDatum, nil
 		}
@@ -391,15 +419,17 @@ func (t implTable) defineSystem() {
 		}
 		return formatType(t, typmod, given)
 	})
-	t.defRow("pg_encoding_to_char", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	list = append(list, nonStrict("format_type", formatTypeImpl, tText, tOid, tI4))
+	pgEncodingToCharImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].I >= 0 && d[0].I < int64(len(pgEncodings)) {
 			return dText(pgEncodings[d[0].I])
 		}
 		return dText("")
 	})
+	list = append(list, fn("pg_encoding_to_char", pgEncodingToCharImpl, tName, tI4))
 	// pg_get_expr(expr, relid [, pretty]): the stored text is the pretty
 	// form; the plain one is printed again from its binding.
-	t.defRow("pg_get_expr", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	pgGetExprImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		pretty := len(d) == 3 && d[2].I != 0
 		if ed, ok := ctx.Session.(ExprDescriber); ok && d[1].I >= 0 && d[1].I <= math.MaxUint32 {
 			if s, ok := ed.DescribeExpr(d[0].S, uint32(d[1].I), pretty); ok {
@@ -408,13 +438,17 @@ func (t implTable) defineSystem() {
 		}
 		return dText(d[0].S)
 	})
+	list = append(list, fn("pg_get_expr", pgGetExprImpl, tText, tText, tOid),
+		fn("pg_get_expr", pgGetExprImpl, tText, tText, tOid, tBool))
 	// weir has no triggers (pg_trigger is empty): no OID names one.
-	t.defRow("pg_get_triggerdef", func(_ *Context, d []types.Datum) (types.Datum, error) { return types.NullDatum, nil })
+	pgGetTriggerdefImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) { return types.NullDatum, nil })
+	list = append(list, fn("pg_get_triggerdef", pgGetTriggerdefImpl, tText, tOid),
+		fn("pg_get_triggerdef", pgGetTriggerdefImpl, tText, tOid, tBool))
 	// pg_get_indexdef(oid [, col, pretty]), pg_get_constraintdef(oid
 	// [, pretty]), pg_get_viewdef(oid [, pretty]): NULL for unknown OIDs.
 	for _, n := range []string{"pg_get_indexdef", "pg_get_constraintdef", "pg_get_viewdef"} {
 		n := n
-		t.defRow(n, func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		im := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			col, pretty := 0, false
 			switch {
 			case n == "pg_get_indexdef" && len(d) == 3:
@@ -427,25 +461,33 @@ func (t implTable) defineSystem() {
 			}
 			return types.NullDatum, nil
 		})
+		if n == "pg_get_indexdef" {
+			list = append(list, fn(n, im, tText, tOid), fn(n, im, tText, tOid, tI4, tBool))
+		} else {
+			list = append(list, fn(n, im, tText, tOid), fn(n, im, tText, tOid, tBool))
+		}
 	}
-	t.defRow("pg_get_statisticsobjdef_columns", nullFn)
-	t.defRow("pg_get_ruledef", nullFn) // weir has no rules
+	list = append(list, fn("pg_get_statisticsobjdef_columns", row(nullFn), tText, tOid))
+	pgGetRuledefImpl := row(nullFn)
+	list = append(list, fn("pg_get_ruledef", pgGetRuledefImpl, tText, tOid),
+		fn("pg_get_ruledef", pgGetRuledefImpl, tText, tOid, tBool)) // weir has no rules
 	// A SQL-standard body (RETURN expr) of a user function, as the
 	// session prints it; NULL for the others, whose body is prosrc.
-	t.defRow("pg_get_function_sqlbody", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	pgGetFunctionSqlbodyImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if s, ok := describe(ctx, "pg_get_function_sqlbody", d[0].I, 0, false); ok {
 			return dText(s)
 		}
 		return types.NullDatum, nil
 	})
+	list = append(list, fn("pg_get_function_sqlbody", pgGetFunctionSqlbodyImpl, tText, tOid))
 	// weir does not account the storage of a database (its data
 	// directory holds them all): the size is NULL, which psql's \l+
 	// prints empty.
-	t.defRow("pg_database_size", nullFn)
+	list = append(list, fn("pg_database_size", row(nullFn), tI8, tName))
 	// A relation's size is what its tables hold in the store (see
 	// syscat's relationSize); NULL for an OID no relation has.
 	for _, n := range []string{"pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size"} {
-		t.defRow(n, func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		list = append(list, fn(n, row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			s, ok := describe(ctx, n, d[0].I, 0, false)
 			if !ok {
 				return types.NullDatum, nil
@@ -455,16 +497,16 @@ func (t implTable) defineSystem() {
 				return types.NullDatum, pgerr.New(pgerr.InternalError, "%s: %v", n, err)
 			}
 			return dInt(v)
-		})
+		}), tI8, tOid))
 	}
-	t.defRow("pg_size_pretty", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(sizePretty(d[0].I)) })
-	for _, n := range []string{"shobj_description", "inet_server_addr", "inet_server_port"} {
-		t.defRow(n, nullFn)
-	}
+	pgSizePrettyImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(sizePretty(d[0].I)) })
+	list = append(list, fn("pg_size_pretty", pgSizePrettyImpl, tText, tI8))
+	list = append(list, fn("shobj_description", row(nullFn), tText, tOid, tName),
+		fn("inet_server_addr", row(nullFn), tText), fn("inet_server_port", row(nullFn), tI4))
 	// obj_description(oid [, catalog]) and col_description(oid, column)
 	// print COMMENT ON's texts and the descriptions of weir's own views;
 	// NULL otherwise.
-	t.defRow("obj_description", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	objDescriptionImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null || len(d) > 1 && !d[1].Null && d[1].S != "pg_class" {
 			return types.NullDatum, nil
 		}
@@ -473,7 +515,9 @@ func (t implTable) defineSystem() {
 		}
 		return types.NullDatum, nil
 	})
-	t.defRow("col_description", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	list = append(list, fn("obj_description", objDescriptionImpl, tText, tOid),
+		fn("obj_description", objDescriptionImpl, tText, tOid, tName))
+	colDescriptionImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null || d[1].Null || d[1].I <= 0 {
 			return types.NullDatum, nil
 		}
@@ -482,10 +526,14 @@ func (t implTable) defineSystem() {
 		}
 		return types.NullDatum, nil
 	})
-	t.defRow("pg_postmaster_start_time", func(*Context, []types.Datum) (types.Datum, error) {
+	list = append(list, fn("col_description", colDescriptionImpl, tText, tOid, tI4))
+	pgPostmasterStartTimeImpl := row(func(*Context, []types.Datum) (types.Datum, error) {
 		return dInt(startTime.UnixMicro())
 	})
-	t.defRow("txid_current", func(*Context, []types.Datum) (types.Datum, error) { return dInt(txidSeq.Add(1) + 1000) })
+	list = append(list, fn("pg_postmaster_start_time", pgPostmasterStartTimeImpl, tTSTZ))
+	txidCurrentImpl := row(func(*Context, []types.Datum) (types.Datum, error) { return dInt(txidSeq.Add(1) + 1000) })
+	list = append(list, volatile("txid_current", txidCurrentImpl, tI8))
+	return list
 }
 
 // sizePretty is pg_size_pretty(bigint) of Postgres 15 (dbsize.c): bytes
@@ -560,33 +608,44 @@ func sequences(ctx *Context) (Sequences, error) {
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "sequences are not available here")
 }
 
-// defineSequences adds nextval, currval, lastval and setval to t.
-func (t implTable) defineSequences() {
-	// seq wraps a sequence function: its first argument, of type at,
-	// is the sequence's name, or its regclass (OID) when at is oid.
-	seq := func(f func(s Sequences, name string, d []types.Datum) (int64, error)) implFactory {
-		return func(args []types.T, _ types.T) (Impl, bool) {
-			return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
-				s, err := sequences(ctx)
-				if err != nil {
-					return types.NullDatum, err
+// seqImpl implements a sequence function by f: its first argument, of
+// type at, is the sequence's name, or its regclass (OID) when at is oid.
+func seqImpl(f func(s Sequences, name string, d []types.Datum) (int64, error)) ImplFactory {
+	return func(args []types.T, _ types.T) (Impl, bool) {
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			s, err := sequences(ctx)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			name := d[0].S
+			if len(args) > 0 && args[0].ID == types.Oid {
+				var ok bool
+				if name, ok = describe(ctx, "regclassout", d[0].I, 0, false); !ok {
+					return types.NullDatum, pgerr.New(pgerr.InternalError, "could not open relation with OID %d", uint32(d[0].I))
 				}
-				name := d[0].S
-				if len(args) > 0 && args[0].ID == types.Oid {
-					var ok bool
-					if name, ok = describe(ctx, "regclassout", d[0].I, 0, false); !ok {
-						return types.NullDatum, pgerr.New(pgerr.InternalError, "could not open relation with OID %d", uint32(d[0].I))
-					}
-				}
-				v, err := f(s, name, d)
-				return types.DInt(v), err
-			}}, true
-		}
+			}
+			v, err := f(s, name, d)
+			return types.DInt(v), err
+		}}, true
 	}
-	t.def("nextval", seq(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.NextVal(name) }))
-	t.def(IdentityNextValFn, seq(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.IdentityNextVal(name) }))
-	t.def("currval", seq(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.CurrVal(name) }))
-	t.defRow("lastval", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+}
+
+// identityNextVal implements IdentityNextValFn.
+func identityNextVal(args []types.T, ret types.T) (Impl, bool) {
+	return seqImpl(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.IdentityNextVal(name) })(args, ret)
+}
+
+// sequenceOverloads lists the sequence functions (docs §9.17) on the
+// sequences of serial and identity columns, named by text or by a
+// regclass (an OID; the binder reads a 'name'::regclass literal as the
+// text).
+func sequenceOverloads() []*Overload {
+	var list []*Overload
+	nextvalImpl := seqImpl(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.NextVal(name) })
+	list = append(list, volatile("nextval", nextvalImpl, tI8, tText), volatile("nextval", nextvalImpl, tI8, tOid))
+	currvalImpl := seqImpl(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.CurrVal(name) })
+	list = append(list, volatile("currval", currvalImpl, tI8, tText), volatile("currval", currvalImpl, tI8, tOid))
+	lastvalImpl := row(func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		s, err := sequences(ctx)
 		if err != nil {
 			return types.NullDatum, err
@@ -594,7 +653,8 @@ func (t implTable) defineSequences() {
 		v, err := s.LastVal()
 		return types.DInt(v), err
 	})
-	t.defRow("pg_get_serial_sequence", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+	list = append(list, volatile("lastval", lastvalImpl, tI8))
+	pgGetSerialSequenceImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		s, err := sequences(ctx)
 		if err != nil {
 			return types.NullDatum, err
@@ -605,9 +665,14 @@ func (t implTable) defineSequences() {
 		}
 		return types.DString(name), nil
 	})
-	t.def("setval", seq(func(s Sequences, name string, d []types.Datum) (int64, error) {
+	list = append(list, volatile("pg_get_serial_sequence", pgGetSerialSequenceImpl, tText, tText, tText))
+	setvalImpl := seqImpl(func(s Sequences, name string, d []types.Datum) (int64, error) {
 		return s.SetVal(name, d[1].I, len(d) < 3 || d[2].I != 0)
-	}))
+	})
+	list = append(list, volatile("setval", setvalImpl, tI8, tText, tI8),
+		volatile("setval", setvalImpl, tI8, tText, tI8, tBool), volatile("setval", setvalImpl, tI8, tOid, tI8),
+		volatile("setval", setvalImpl, tI8, tOid, tI8, tBool))
+	return list
 }
 
 // Cursors is implemented by sessions with cursors, for WHERE CURRENT OF.
@@ -619,36 +684,34 @@ type Cursors interface {
 	CurrentOf(cursor, table string, rel uint32) ([]types.Datum, error)
 }
 
-// defineCurrentOf adds pg_current_of(cursor, table, rel, key...), the
+// currentOf implements pg_current_of(cursor, table, rel, key...), the
 // binder's WHERE CURRENT OF: true when the key columns given equal the
 // key of the row the cursor stands on.
-func (t implTable) defineCurrentOf() {
-	t.def("pg_current_of", func(args []types.T, _ types.T) (Impl, bool) {
-		if len(args) < 4 {
-			return Impl{}, false
+func currentOf(args []types.T, _ types.T) (Impl, bool) {
+	if len(args) < 4 {
+		return Impl{}, false
+	}
+	keyTypes := args[3:]
+	return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		var cs Cursors
+		if ctx != nil {
+			cs, _ = ctx.Session.(Cursors)
 		}
-		keyTypes := args[3:]
-		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
-			var cs Cursors
-			if ctx != nil {
-				cs, _ = ctx.Session.(Cursors)
+		if cs == nil {
+			return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "WHERE CURRENT OF is not supported here")
+		}
+		key, err := cs.CurrentOf(d[0].S, d[1].S, uint32(d[2].I))
+		if err != nil {
+			return types.NullDatum, err
+		}
+		for i, t := range keyTypes {
+			v := d[3+i]
+			if i >= len(key) || v.Null || key[i].Null || types.Compare(v, key[i], t) != 0 {
+				return types.DBool(false), nil
 			}
-			if cs == nil {
-				return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "WHERE CURRENT OF is not supported here")
-			}
-			key, err := cs.CurrentOf(d[0].S, d[1].S, uint32(d[2].I))
-			if err != nil {
-				return types.NullDatum, err
-			}
-			for i, t := range keyTypes {
-				v := d[3+i]
-				if i >= len(key) || v.Null || key[i].Null || types.Compare(v, key[i], t) != 0 {
-					return types.DBool(false), nil
-				}
-			}
-			return types.DBool(true), nil
-		}}, true
-	})
+		}
+		return types.DBool(true), nil
+	}}, true
 }
 
 // backendController returns the session's BackendController, or 0A000
@@ -756,4 +819,22 @@ func intervalMod(typmod int32) (string, error) {
 		f += fmt.Sprintf("(%d)", p)
 	}
 	return f, nil
+}
+
+// indeterminateCollation implements IndeterminateCollationFn:
+// pg_indeterminate_collation stands, from the binder, for an
+// operation that needs a collation where its operands have two
+// different ones (planner.markIndeterminate): as PostgreSQL's, it
+// fails once it runs on values, not on NULLs. Its last argument
+// names the operation.
+func indeterminateCollation([]types.T, types.T) (Impl, bool) {
+	return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+		return types.Datum{}, pgerr.New(pgerr.IndeterminateCollation, "could not determine which collation to use for %s", d[len(d)-1].S).
+			WithHint("Use the COLLATE clause to set the collation explicitly.")
+	}}, true
+}
+
+// collate implements CollateFn: x COLLATE name is x.
+func collate([]types.T, types.T) (Impl, bool) {
+	return Impl{NonStrict: true, Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return d[0], nil }}, true
 }

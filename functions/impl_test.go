@@ -53,8 +53,10 @@ func concreteArgs(o *Overload) [][]types.T {
 }
 
 // TestEveryOverloadImplemented checks that every scalar overload the
-// binder can choose has an implementation for its argument types, so that
-// no call that binds fails at execution with "function does not exist".
+// binder can choose carries its implementation (Overload.Fn), that the
+// implementation runs the overload's own argument types, and that Lookup
+// finds an implementation for them, so that no call that binds fails at
+// execution with "function does not exist".
 func TestEveryOverloadImplemented(t *testing.T) {
 	n := 0
 	for _, name := range Names() {
@@ -62,8 +64,15 @@ func TestEveryOverloadImplemented(t *testing.T) {
 			if o.Kind != Scalar {
 				continue
 			}
+			if o.Fn == nil {
+				t.Errorf("%s%v: the overload has no implementation", name, o.Args)
+				continue
+			}
 			for _, args := range concreteArgs(o) {
 				n++
+				if _, ok := o.Fn(args, o.Result(args)); !ok {
+					t.Errorf("%s%v: the overload's implementation refuses its own types", name, args)
+				}
 				if _, err := Lookup(name, args, o.Result(args)); err != nil {
 					t.Errorf("%s%v: %v", name, args, err)
 				}
@@ -81,19 +90,31 @@ func TestEveryOverloadImplemented(t *testing.T) {
 // has an element type of any kind, ROW(...) ("pg_row") fields of any
 // kinds, WHERE CURRENT OF ("pg_current_of") the key columns of any
 // table; the binder puts IndeterminateCollationFn in place of an
-// operation it has bound; f(a, VARIADIC arr) binds to VariadicCallFn
-// with f's own result type; a materialized view's TABLESAMPLE filters
-// on TableSampleFn over the key columns of any table.
-var syntaxOnly = map[string]bool{"array": true, "pg_row": true, "pg_current_of": true, IndeterminateCollationFn: true, CollateFn: true,
-	IdentityNextValFn: true, VariadicCallFn: true, TableSampleFn: true}
+// operation it has bound; x COLLATE name binds to CollateFn, an
+// identity column's value to IdentityNextValFn; f(a, VARIADIC arr)
+// binds to VariadicCallFn with f's own result type; a materialized
+// view's TABLESAMPLE filters on TableSampleFn over the key columns of
+// any table.
+var syntaxOnly = []string{"array", "pg_row", "pg_current_of", IndeterminateCollationFn, CollateFn,
+	IdentityNextValFn, VariadicCallFn, TableSampleFn}
 
-// TestEveryImplementationHasSignature checks the other direction: an
-// implementation under a name no overload lists is dead code (or a
-// misspelt name).
+// TestEveryImplementationHasSignature checks that every implementation
+// has one home: a scalar overload's is its Overload.Fn, and the few
+// functions the binder calls for syntax (syntaxImpl) have an
+// implementation and no signature, so that no name resolution reaches
+// them and no name has both.
 func TestEveryImplementationHasSignature(t *testing.T) {
-	for name := range impls {
-		if len(Overloads(name)) == 0 && !syntaxOnly[name] {
-			t.Errorf("%s is implemented but has no signature", name)
+	for _, name := range syntaxOnly {
+		if syntaxImpl(name) == nil {
+			t.Errorf("%s: no syntax implementation", name)
+		}
+		if len(Overloads(name)) != 0 {
+			t.Errorf("%s is called for syntax but has signatures", name)
+		}
+	}
+	for _, name := range Names() {
+		if syntaxImpl(name) != nil {
+			t.Errorf("%s has signatures and a syntax implementation", name)
 		}
 	}
 }

@@ -124,12 +124,14 @@ func windowInterval(iv types.IntervalVal, what string) (int64, error) {
 	return v, nil
 }
 
-// defineTimewindow adds the implementations of this file to t.
-func (t implTable) defineTimewindow() {
+// timeWindowOverloads lists tumble_start(time, size [, offset]), the
+// window start that TUMBLE in FROM computes for each row.
+func timeWindowOverloads() []*Overload {
+	var os []*Overload
 	// tumble_start(time, size [, offset]): the start of the tumbling
 	// window holding time; a date is taken at midnight and yields a
 	// timestamp.
-	t.def("tumble_start", func(args []types.T, _ types.T) (Impl, bool) {
+	tumbleStartImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		tt := args[0]
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			size, err := windowInterval(d[1].Iv, "size")
@@ -151,7 +153,14 @@ func (t implTable) defineTimewindow() {
 			}
 			return resultInt(WindowStart(t, size, offset))
 		}}, true
-	})
+	}
+	os = append(os, fn("tumble_start", tumbleStartImpl, tTS, tTS, tIv),
+		fn("tumble_start", tumbleStartImpl, tTS, tTS, tIv, tIv),
+		fn("tumble_start", tumbleStartImpl, tTSTZ, tTSTZ, tIv),
+		fn("tumble_start", tumbleStartImpl, tTSTZ, tTSTZ, tIv, tIv),
+		fn("tumble_start", tumbleStartImpl, tTS, tDate, tIv),
+		fn("tumble_start", tumbleStartImpl, tTS, tDate, tIv, tIv))
+	return os
 }
 
 func resultInt(v int64, err error) (types.Datum, error) {

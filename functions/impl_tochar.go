@@ -557,9 +557,10 @@ func parseWithTemplate(s, tmpl string) (int64, error) {
 	return day*MicrosPerDay + int64(h)*3600e6 + int64(mi)*60e6 + int64(sec)*1e6 + int64(us), nil
 }
 
-// defineTochar adds the implementations of this file to t.
-func (t implTable) defineTochar() {
-	t.def("to_char", func(args []types.T, _ types.T) (Impl, bool) {
+// tocharOverloads lists to_char and to_number (docs §9.8).
+func tocharOverloads() []*Overload {
+	var os []*Overload
+	toCharImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		t := args[0]
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			switch t.ID {
@@ -591,8 +592,12 @@ func (t implTable) defineTochar() {
 			}
 			return dText(formatNumber(d[1].S, float64(d[0].I), strconv.FormatInt(d[0].I, 10)))
 		}}, true
-	})
-	t.defRow("to_number", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	}
+	os = append(os, fn("to_char", toCharImpl, tText, tTS, tText), fn("to_char", toCharImpl, tText, tTSTZ, tText),
+		fn("to_char", toCharImpl, tText, tIv, tText), fn("to_char", toCharImpl, tText, tI4, tText),
+		fn("to_char", toCharImpl, tText, tI8, tText), fn("to_char", toCharImpl, tText, tNum, tText),
+		fn("to_char", toCharImpl, tText, tF4, tText), fn("to_char", toCharImpl, tText, tF8, tText))
+	toNumberImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		var b strings.Builder
 		for _, r := range d[0].S {
 			if r >= '0' && r <= '9' || r == '.' || r == '-' {
@@ -605,4 +610,6 @@ func (t implTable) defineTochar() {
 		}
 		return types.DDecimal(x), nil
 	})
+	os = append(os, fn("to_number", toNumberImpl, tNum, tText, tText))
+	return os
 }

@@ -9,10 +9,14 @@ import (
 
 // UUID functions (docs §9.14).
 
-func (t implTable) defineUUID() {
-	t.def("gen_random_uuid", func([]types.T, types.T) (Impl, bool) {
+// uuidOverloads lists gen_random_uuid: a version 4 uuid per call.
+func uuidOverloads() []*Overload {
+	var os []*Overload
+	genRandomUuidImpl := func([]types.T, types.T) (Impl, bool) {
 		return Impl{Row: func(*Context, []types.Datum) (types.Datum, error) { return genRandomUUID() }}, true
-	})
+	}
+	os = append(os, volatile("gen_random_uuid", genRandomUuidImpl, tUuid))
+	return os
 }
 
 // genRandomUUID is PostgreSQL's gen_random_uuid: a version 4 (random)

@@ -16,62 +16,61 @@ import (
 // format, which reads it as no arguments.
 const VariadicCallFn = "pg_variadic_call"
 
-func (t implTable) defineVariadic() {
-	t.def(VariadicCallFn, func(args []types.T, ret types.T) (Impl, bool) {
-		if len(args) < 2 || !args[len(args)-1].IsArray() {
-			return Impl{}, false
-		}
-		arrT := args[len(args)-1]
-		prefix := args[1 : len(args)-1]
-		var mu sync.Mutex
-		byCount := map[int]Impl{}
-		impl := func(name string, k int) (Impl, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if im, ok := byCount[k]; ok {
-				return im, nil
-			}
-			ts := append([]types.T(nil), prefix...)
-			for range k {
-				ts = append(ts, arrT.Elem())
-			}
-			im, err := t.lookup(name, ts, ret)
-			if err != nil {
-				return Impl{}, err
-			}
-			if im.Row == nil {
-				return Impl{}, pgerr.New(pgerr.FeatureNotSupported, "VARIADIC is not supported for %s", name)
-			}
-			byCount[k] = im
+// variadicCall is VariadicCallFn's implementation.
+func variadicCall(args []types.T, ret types.T) (Impl, bool) {
+	if len(args) < 2 || !args[len(args)-1].IsArray() {
+		return Impl{}, false
+	}
+	arrT := args[len(args)-1]
+	prefix := args[1 : len(args)-1]
+	var mu sync.Mutex
+	byCount := map[int]Impl{}
+	impl := func(name string, k int) (Impl, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if im, ok := byCount[k]; ok {
 			return im, nil
 		}
-		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
-			name := d[0].S
-			arr := d[len(d)-1]
-			var elems []types.Datum
-			if arr.Null {
-				if name != "format" {
-					return types.NullDatum, nil
-				}
-			} else {
-				var err error
-				if elems, err = types.ArrayElems(arr.S, arrT, ctx.loc()); err != nil {
-					return types.NullDatum, err
-				}
+		ts := append([]types.T(nil), prefix...)
+		for range k {
+			ts = append(ts, arrT.Elem())
+		}
+		im, err := Lookup(name, ts, ret)
+		if err != nil {
+			return Impl{}, err
+		}
+		if im.Row == nil {
+			return Impl{}, pgerr.New(pgerr.FeatureNotSupported, "VARIADIC is not supported for %s", name)
+		}
+		byCount[k] = im
+		return im, nil
+	}
+	return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		name := d[0].S
+		arr := d[len(d)-1]
+		var elems []types.Datum
+		if arr.Null {
+			if name != "format" {
+				return types.NullDatum, nil
 			}
-			im, err := impl(name, len(elems))
-			if err != nil {
+		} else {
+			var err error
+			if elems, err = types.ArrayElems(arr.S, arrT, ctx.loc()); err != nil {
 				return types.NullDatum, err
 			}
-			full := append(append([]types.Datum(nil), d[1:len(d)-1]...), elems...)
-			if !im.NonStrict {
-				for _, x := range full {
-					if x.Null {
-						return types.NullDatum, nil
-					}
+		}
+		im, err := impl(name, len(elems))
+		if err != nil {
+			return types.NullDatum, err
+		}
+		full := append(append([]types.Datum(nil), d[1:len(d)-1]...), elems...)
+		if !im.NonStrict {
+			for _, x := range full {
+				if x.Null {
+					return types.NullDatum, nil
 				}
 			}
-			return im.Row(ctx, full)
-		}}, true
-	})
+		}
+		return im.Row(ctx, full)
+	}}, true
 }

@@ -3,6 +3,7 @@ package functions
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/weirdb/weir/types"
 )
@@ -50,8 +51,18 @@ var (
 	publicNames   = map[string]string{"pg_concat": "concat", "pg_extract": "extract"}
 )
 
-// procs is the pg_proc list, built once.
-var procs = buildProcs()
+// procs returns the pg_proc list, built once, on first use: some
+// functions of the registry read it, so it cannot be built with the
+// registry.
+func procs() []Proc {
+	procsOnce.Do(func() { procList = buildProcs() })
+	return procList
+}
+
+var (
+	procsOnce sync.Once
+	procList  []Proc
+)
 
 func buildProcs() []Proc {
 	var out []Proc
@@ -108,7 +119,7 @@ var syntaxHelpers = map[string]bool{
 // publicFunc reports whether a pg_-prefixed registry name is a
 // PostgreSQL function (pg_typeof, pg_get_viewdef ...) rather than one of
 // the binder's helpers: helpers are not in the system functions list of
-// scalars.go, which names only documented functions.
+// impl_system.go, which names only documented functions.
 func publicFunc(name string) bool {
 	switch name {
 	case "pg_all", "pg_any", "pg_any_eq", "pg_array_elem", "pg_group_value",
@@ -165,15 +176,15 @@ func procOf(name string, o *Overload) Proc {
 
 // Procs returns the functions pg_proc lists, in OID order. The slice is
 // shared: callers must not change it.
-func Procs() []Proc { return procs }
+func Procs() []Proc { return procs() }
 
 // ProcByOID returns the function with pg_proc OID oid.
 func ProcByOID(oid uint32) (Proc, bool) {
 	i := int(oid) - ProcOIDBase
-	if oid < ProcOIDBase || i >= len(procs) {
+	if oid < ProcOIDBase || i >= len(procs()) {
 		return Proc{}, false
 	}
-	return procs[i], true
+	return procs()[i], true
 }
 
 // Oper is one overload of an operator as pg_operator lists it. Those
@@ -213,7 +224,7 @@ func buildOpers() []Oper {
 		}
 	}
 	for i := range out {
-		out[i].OID = uint32(ProcOIDBase + len(procs) + i)
+		out[i].OID = uint32(ProcOIDBase + len(procs()) + i)
 	}
 	return out
 }
