@@ -179,6 +179,16 @@ func TestInsertShapesSameAsOrdinary(t *testing.T) {
 	same("INSERT INTO o.t VALUES (9, 9, 10)")
 	must("RESET ROLE")
 
+	// A domain's CHECK, an array column and a serial column.
+	must("CREATE DOMAIN pos AS int CHECK (VALUE > 0)")
+	must("CREATE TABLE d (a pos, b int[], c serial)")
+	same("INSERT INTO d VALUES (1, NULL)")
+	same("INSERT INTO d VALUES (0, NULL)")
+	same("INSERT INTO d VALUES (2, 3)")
+	same("INSERT INTO d VALUES (3, NULL, 7)")
+	same("INSERT INTO d (c, a) VALUES (8, 4)")
+	check("d")
+
 	// In a transaction block, and in a failed one.
 	must("BEGIN")
 	same("INSERT INTO o.t VALUES (10, 1, 1)")
