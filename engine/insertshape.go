@@ -287,8 +287,12 @@ type shapePrepared struct {
 	text string
 }
 
+// ParamTypes is empty: the statement's integers are bound already.
 func (p *shapePrepared) ParamTypes() []types.T { return nil }
-func (p *shapePrepared) Fields() []wire.Field  { return p.q.fields }
+
+// Fields are the template's result columns (none: an INSERT without
+// RETURNING).
+func (p *shapePrepared) Fields() []wire.Field { return p.q.fields }
 
 // Execute runs the template with the statement's integers. A template
 // that no longer binds (the catalog changed since the statement was
