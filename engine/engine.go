@@ -136,6 +136,11 @@ type Engine struct {
 	// bulkInsertMin is the least text of a statement run as a bulk
 	// INSERT (bulkinsert.go): bulkInsertMinBytes.
 	bulkInsertMin int
+	// noInsertShapes turns off the templates of single-row INSERTs
+	// (insertshape.go), for tests comparing with the ordinary path.
+	noInsertShapes bool
+	// shapeRuns counts the statements run through a shape's template.
+	shapeRuns atomic.Uint64
 	// conf holds the session settings' defaults that ALTER SYSTEM kept,
 	// as of the last pg_reload_conf() or start (autoconf.go).
 	conf    atomic.Pointer[confDefaults]

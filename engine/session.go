@@ -69,6 +69,10 @@ type Session struct {
 	// (nil until the block changes a setting).
 	settingsTx *settingsTxn
 
+	// shapes are the templates of single-row INSERTs bound for this
+	// session's simple queries, by shape (insertshape.go).
+	shapes map[string]*insertShape
+
 	// txn is the ReadyForQuery status: 'I' idle, 'T' in a transaction
 	// block, 'E' in a failed block. weir commits every statement on its
 	// own (each is durable when acknowledged); BEGIN ... COMMIT blocks are
@@ -346,6 +350,17 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	// statement_timeout and cancellation cover parsing and binding too.
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
+	// A single-row INSERT of integers is prepared through its shape's
+	// template (insertshape.go).
+	if s.txn != 'E' && wire.IsSimpleQuery(ctx) && !noShape(ctx) {
+		if p := s.prepareShape(ctx, text); p != nil {
+			source := s.source
+			if source == "" {
+				source = text
+			}
+			return &failTracking{Prepared: p, s: s, text: source}, nil
+		}
+	}
 	// A bulk INSERT is prepared from its template (bulkinsert.go).
 	var bulk *sql.BulkInsert
 	if !noBulk(ctx) {

@@ -7,6 +7,7 @@ import (
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 	"sync"
+	"sync/atomic"
 )
 
 // Batch is an atomic set of writes. Reads through a Batch (Get, Scan) see
@@ -33,7 +34,18 @@ type Batch struct {
 	// statement's ascending keys, without a Pebble lookup.
 	topsMu sync.Mutex
 	tops   map[uint32]tableTop
+	// gets counts the lookups Get made without the tops, up to
+	// topAfterGets.
+	gets atomic.Int32
 }
+
+// topAfterGets is the number of lookups a batch makes before it finds
+// and keeps a table's largest key (Batch.top) to answer the keys above
+// it. Finding the top opens an iterator and seeks to the table's end,
+// which costs more than a lookup and pays only over many keys: a
+// single-row INSERT's key check, in a batch of its own, would find a
+// top the next commit makes stale, at every INSERT.
+const topAfterGets = 4
 
 // tableTop is the largest key of a table as a batch sees it (its own
 // writes over the committed rows, areas aside), valid while no commit has
@@ -175,6 +187,10 @@ func (b *Batch) Get(tableID uint32, key []byte, ts []types.T) (types.Row, bool, 
 		if row, found, err := areas[i].get(key, ts); err != nil || found {
 			return row, row != nil, err
 		}
+	}
+	if b.gets.Load() < topAfterGets {
+		b.gets.Add(1)
+		return getRow(b.b, b.db, tableID, key, ts)
 	}
 	if top, err := b.top(tableID); err != nil {
 		return nil, false, err

@@ -39,8 +39,21 @@ func (s *slab[E]) take(n, blockLen int) []E {
 // old pieces pointed to stays reachable through them). It keeps at most
 // keep of the blocks handed out since the last reset, and none of the
 // others: the memory held between uses is at most what the last one
-// used, and at most keep blocks.
+// used, and at most keep blocks. A round that handed nothing out keeps
+// its first block (zeroed already): an aggregation at a parallelism of
+// two sees an INSERT's row in one of its two actors, so at one-row
+// epochs each actor alternates between a round of one group and an
+// empty one, and dropping the block at the empty round made the next
+// round allocate it anew, tens of kilobytes per INSERT for the
+// collector.
 func (s *slab[E]) reset(keep int) {
+	if s.next == 0 {
+		n := min(len(s.blocks), 1, keep)
+		clear(s.blocks[n:])
+		s.blocks = s.blocks[:n]
+		s.cur = nil
+		return
+	}
 	n := min(s.next, keep)
 	for i, b := range s.blocks[:n] {
 		if i == s.next-1 {

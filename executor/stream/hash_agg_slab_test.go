@@ -42,8 +42,8 @@ func TestSlabReuse(t *testing.T) {
 		t.Fatalf("%d blocks kept after a round of 3, want 3", len(s.blocks))
 	}
 	s.reset(100)
-	if len(s.blocks) != 0 {
-		t.Fatalf("%d blocks kept after an empty round", len(s.blocks))
+	if len(s.blocks) != 1 {
+		t.Fatalf("%d blocks kept after an empty round, want 1", len(s.blocks))
 	}
 	for range 10 {
 		s.take(3, 8)
@@ -77,5 +77,31 @@ func TestSlabResetPartialBlock(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSlabEmptyRoundKeepsBlock checks that rounds that hand nothing out
+// between rounds of one piece (an aggregation actor that alternately
+// sees an epoch's only row and none) take no new memory, and that the
+// kept block is handed out zeroed.
+func TestSlabEmptyRoundKeepsBlock(t *testing.T) {
+	var s slab[int]
+	p := s.take(2, 64)
+	p[0], p[1] = 7, 8
+	s.reset(100)
+	allocs := testing.AllocsPerRun(100, func() {
+		p := s.take(2, 64)
+		if p[0] != 0 || p[1] != 0 {
+			t.Fatalf("piece holds %v after the reset, want zeros", p)
+		}
+		p[0], p[1] = 7, 8
+		s.reset(100)
+		s.reset(100)
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per round of one piece and an empty round, want 0", allocs)
+	}
+	if s.reset(0); len(s.blocks) != 0 {
+		t.Fatalf("%d blocks kept by an empty round told to keep none", len(s.blocks))
 	}
 }
