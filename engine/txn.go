@@ -554,7 +554,7 @@ func (s *Session) transactionStart(stmt int64) int64 {
 // otherwise. Without one, it ends what the single statement's own
 // transaction did to the settings locally (SET LOCAL, set_config(...,
 // true)).
-func (s *Session) EndImplicit(ok bool) error {
+func (s *Session) EndImplicit(ctx context.Context, ok bool) error {
 	if !s.implicit {
 		if s.txn == 'I' && s.settingsTx != nil {
 			s.endSettings(ok)
@@ -563,7 +563,11 @@ func (s *Session) EndImplicit(ok bool) error {
 	}
 	s.implicit, s.pipeline, s.pipelined = false, false, false
 	s.txn = 'I'
-	return s.endTxn(context.Background(), ok)
+	if !ok {
+		// Undoing it must not stop halfway because the client went.
+		ctx = context.WithoutCancel(ctx)
+	}
+	return s.endTxn(ctx, ok)
 }
 
 // notInBlock refuses, as PostgreSQL's PreventInTransactionBlock does with

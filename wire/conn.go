@@ -615,8 +615,8 @@ func (c *conn) extended(err error) {
 // portal (Postgres drops portals at transaction end).
 func (c *conn) sync(ok bool) {
 	if it, is := c.sess.(ImplicitTransaction); is {
-		if err := it.EndImplicit(ok); err != nil && ok && !c.sentFatal {
-			c.sendError(err, 0)
+		if c.endImplicit(it, ok) {
+			return
 		}
 	}
 	tx := c.sess.TxStatus()
@@ -624,6 +624,27 @@ func (c *conn) sync(ok bool) {
 		c.closeAllPortals()
 	}
 	c.send(&pgproto3.ReadyForQuery{TxStatus: tx})
+}
+
+// endImplicit ends the session's implicit transaction (ok false: undo
+// it) as a statement runs: a cancel stops its wait for the commit. A
+// commit's error is sent to the client; it reports true when the
+// connection must end (sentFatal is then set).
+func (c *conn) endImplicit(it ImplicitTransaction, ok bool) bool {
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	defer cancel(nil)
+	c.setRunning(cancel)
+	err := it.EndImplicit(ctx, ok)
+	c.setRunning(nil)
+	switch {
+	case err == nil || !ok || c.sentFatal:
+	case errors.Is(err, ErrCloseConnection):
+		c.sentFatal = true
+		c.flush()
+	default:
+		c.sendError(stmtErr(ctx, err), 0)
+	}
+	return c.sentFatal
 }
 
 // send buffers a backend message.

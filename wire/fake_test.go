@@ -149,7 +149,7 @@ func (s *fakeSession) BeginImplicit() { s.h.logTxn("query") }
 func (s *fakeSession) BeginPipeline() { s.h.logTxn("pipeline") }
 
 // EndImplicit implements ImplicitTransaction.
-func (s *fakeSession) EndImplicit(ok bool) error {
+func (s *fakeSession) EndImplicit(_ context.Context, ok bool) error {
 	if ok {
 		s.h.logTxn("commit")
 	} else {

@@ -105,12 +105,15 @@ type Session interface {
 // undone. The server calls it at the end of every Query and at every
 // Sync, also when it began nothing, since a single statement's own
 // transaction ends there too (what it did with SET LOCAL or
-// set_config(..., true) ends with it). An error from EndImplicit(true) is
-// sent to the client before ReadyForQuery.
+// set_config(..., true) ends with it). ctx is canceled as a statement's
+// is (a CancelRequest, the client gone, shutdown) while the commit waits
+// to be durable. An error from EndImplicit(ctx, true) is sent to the
+// client before ReadyForQuery; one that wraps ErrCloseConnection ends
+// the connection instead.
 type ImplicitTransaction interface {
 	BeginImplicit()
 	BeginPipeline()
-	EndImplicit(ok bool) error
+	EndImplicit(ctx context.Context, ok bool) error
 }
 
 // IdleTimeouts is optionally implemented by a Session whose idle time

@@ -117,9 +117,7 @@ func (c *conn) simpleQuery(q string) bool {
 		}
 	}
 	if implicit {
-		if err := it.EndImplicit(!failed); err != nil && !failed && !c.sentFatal {
-			c.sendError(err, 0)
-		}
+		c.endImplicit(it, !failed)
 	}
 	if c.sentFatal {
 		c.flush()
