@@ -106,8 +106,8 @@ func (s *Session) followDefaultZone() {
 // PostgreSQL's PreventInTransactionBlock does, and for any role but a
 // superuser.
 func (s *Session) noAlterSystemHere(st *sql.AlterSystem) error {
-	if s.implicit || s.txn != 'I' {
-		return pgerr.New(pgerr.ActiveSQLTransaction, "ALTER SYSTEM cannot run inside a transaction block")
+	if err := s.notInBlock("ALTER SYSTEM"); err != nil {
+		return err
 	}
 	if s.superuser() {
 		return nil

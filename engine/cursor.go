@@ -177,7 +177,8 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, tex
 		}
 		// The implicit transaction of a multi-statement Query is a block
 		// for DECLARE, as in PostgreSQL: its cursors close at its end.
-		inBlock := s.txn != 'I'
+		// An extended-protocol batch's is not (txnBlock).
+		inBlock := s.txnBlock()
 		if !st.Hold && !inBlock {
 			return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 		}

@@ -400,7 +400,7 @@ func (s *Session) lockInputs(ctx context.Context, rel *catalog.Relation, seen ma
 // is taken on it, and on the relations a view reads, and held until the
 // block ends.
 func (s *Session) lockTable(ctx context.Context, st *sql.Lock) (wire.Result, error) {
-	if s.txn != 'T' && !s.implicit {
+	if s.txn != 'T' && !s.implicit || s.pipeline {
 		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
 	}
 	mode, ok := lockModeNames[st.Mode]

@@ -80,9 +80,18 @@ type Session struct {
 	txn byte
 	// tx holds the block's pending writes (nil until the block writes).
 	tx *txnState
-	// implicit is set while the statements of one multi-statement Query
-	// run as Postgres's implicit transaction (txn is then 'T').
+	// implicit is set while the statements of one multi-statement Query,
+	// or of an extended-protocol batch up to Sync, run as Postgres's
+	// implicit transaction (txn is then 'T', or 'E' once one failed).
 	implicit bool
+	// pipeline is set when the implicit transaction is an
+	// extended-protocol batch's. PostgreSQL does not count that one as a
+	// transaction block (IsTransactionBlock): SET LOCAL warns in it, and
+	// DECLARE, LOCK and SAVEPOINT are refused. pipelined is set once a
+	// statement of the batch ran: the statements that cannot run in a
+	// block are refused after it ("cannot be executed within a
+	// pipeline").
+	pipeline, pipelined bool
 	// txnStart is when the open transaction began (microseconds since
 	// 1970, UTC): now() inside it.
 	txnStart int64
@@ -465,6 +474,9 @@ func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wir
 	f.s.activity.Store(sessActive)
 	f.s.showActive(f.text)
 	r, err := f.Prepared.Execute(ctx, params, io)
+	if f.s.pipeline {
+		f.s.pipelined = true
+	}
 	if err == nil && !f.s.inBlock() && !f.s.implicit {
 		// The statement was its own transaction, which has committed.
 		err = f.s.deleteRowsAtCommit(ctx)

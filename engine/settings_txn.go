@@ -38,26 +38,23 @@ func (s *Session) settingsFrame() *settingsTxn {
 
 // changeSetting is SET (or, with def, SET ... TO DEFAULT and RESET) of
 // st to v. In a transaction block the change is undone by ROLLBACK, and
-// a local one (SET LOCAL, set_config(..., true)) by COMMIT too; outside
-// a block a local change has no effect and warns, as in PostgreSQL.
+// a local one (SET LOCAL, set_config(..., true)) by COMMIT too. Outside
+// a block a local change lasts until the end of the statement's own
+// transaction, as in PostgreSQL: the end of the statement's Query, or
+// of its extended-protocol batch at Sync (EndImplicit); SET LOCAL then
+// warns that it can only be used in transaction blocks.
 func (s *Session) changeSetting(st *setting, v string, def, local bool, io wire.ExecIO) error {
 	if err := s.maySet(st); err != nil {
 		return err
 	}
-	if local && s.txn == 'I' {
-		if io != nil {
-			io.Notice("WARNING", "25P01", "SET LOCAL can only be used in transaction blocks")
-		}
-		// PostgreSQL still checks the value.
-		if !def && st.check != nil {
-			if _, err := st.check(v); err != nil {
-				return err
-			}
-		}
-		return nil
+	if local && !s.txnBlock() && io != nil {
+		io.Notice("WARNING", "25P01", "SET LOCAL can only be used in transaction blocks")
 	}
-	var f *settingsTxn
-	if s.txn != 'I' {
+	// A change outside a block is undone at the end of the statement's
+	// transaction only when it is local; a SET there after a local
+	// change in the same transaction must be kept all the same.
+	f := s.settingsTx
+	if s.txn != 'I' || local {
 		f = s.settingsFrame()
 	}
 	name := strings.ToLower(st.name)
@@ -119,6 +116,8 @@ func (s *Session) resetAllSettings() {
 	}
 	if s.txn != 'I' {
 		f := s.settingsFrame()
+		f.kept = keep(f.kept)
+	} else if f := s.settingsTx; f != nil {
 		f.kept = keep(f.kept)
 	}
 	s.vars = keep(s.vars)

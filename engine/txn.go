@@ -520,10 +520,22 @@ func (s *Session) waitApplied(ctx context.Context, pe *pendingEpoch) error {
 // multi-statement Query share one transaction unless an explicit block is
 // open already.
 func (s *Session) BeginImplicit() {
-	if s.txn == 'I' {
+	if s.txn == 'I' && !s.implicit {
 		s.implicit = true
 		s.txn = 'T'
 		s.txnStart = time.Now().UnixMicro()
+	}
+}
+
+// BeginPipeline implements wire.ImplicitTransaction: the statements of
+// an extended-protocol batch share one transaction up to Sync unless an
+// explicit block is open already. Their writes go to the transaction's
+// batch as a block's do, and commit (durably) at Sync, or are undone
+// when anything in the batch failed.
+func (s *Session) BeginPipeline() {
+	if s.txn == 'I' && !s.implicit {
+		s.BeginImplicit()
+		s.pipeline, s.pipelined = true, false
 	}
 }
 
@@ -539,15 +551,47 @@ func (s *Session) transactionStart(stmt int64) int64 {
 
 // EndImplicit implements wire.ImplicitTransaction: it commits the implicit
 // transaction's writes when every statement succeeded and discards them
-// otherwise.
-func (s *Session) EndImplicit(ok bool) error {
+// otherwise. Without one, it ends what the single statement's own
+// transaction did to the settings locally (SET LOCAL, set_config(...,
+// true)).
+func (s *Session) EndImplicit(ctx context.Context, ok bool) error {
 	if !s.implicit {
+		if s.txn == 'I' && s.settingsTx != nil {
+			s.endSettings(ok)
+		}
 		return nil
 	}
-	s.implicit = false
+	s.implicit, s.pipeline, s.pipelined = false, false, false
 	s.txn = 'I'
-	return s.endTxn(context.Background(), ok)
+	if !ok {
+		// Undoing it must not stop halfway because the client went.
+		ctx = context.WithoutCancel(ctx)
+	}
+	return s.endTxn(ctx, ok)
 }
+
+// notInBlock refuses, as PostgreSQL's PreventInTransactionBlock does with
+// 25001, a statement (what) that cannot run inside a transaction block:
+// an explicit one, the implicit one of a multi-statement Query, or an
+// extended-protocol batch once a statement of it ran before this one.
+func (s *Session) notInBlock(what string) error {
+	if s.pipeline {
+		if s.pipelined {
+			return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot be executed within a pipeline", what)
+		}
+		return nil
+	}
+	if s.implicit || s.txn != 'I' {
+		return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", what)
+	}
+	return nil
+}
+
+// txnBlock reports whether PostgreSQL would count the open transaction
+// as a transaction block (IsTransactionBlock): an explicit one or the
+// implicit one of a multi-statement Query, not an extended-protocol
+// batch's.
+func (s *Session) txnBlock() bool { return s.txn != 'I' && !s.pipeline }
 
 // inBlock reports whether an explicit transaction block is open (not
 // the implicit one of a multi-statement Query).

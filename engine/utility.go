@@ -200,8 +200,10 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			if what == "temporary" {
 				what = "temp"
 			}
-			if what == "all" && (s.txn == 'T' || s.txn == 'E') {
-				return nil, pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
+			if what == "all" {
+				if err := s.notInBlock("DISCARD ALL"); err != nil {
+					return nil, err
+				}
 			}
 			if what == "all" || what == "temp" {
 				// Dropping is DDL, which runs outside blocks only.
@@ -1242,6 +1244,11 @@ func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 	if err := s.changeSetting(stt, unquoteSetting(st.Value), st.Default, st.Local, io); err != nil {
 		return nil, err
 	}
+	if st.Local && !s.inBlock() {
+		// The setting is back to its value before ReadyForQuery, when
+		// PostgreSQL reports what changed: the client hears nothing.
+		return done("SET")
+	}
 	s.report(stt, io)
 	if stt.name == "role" || stt.name == "session_authorization" {
 		// is_superuser follows the role the session acts as.
@@ -1294,8 +1301,8 @@ func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire
 		if s.implicit {
 			// BEGIN turns the implicit transaction into a regular block
 			// (Postgres protocol docs, "Multiple Statements in a Simple
-			// Query").
-			s.implicit = false
+			// Query"), and so does it an extended-protocol batch's.
+			s.implicit, s.pipeline, s.pipelined = false, false, false
 			return done("BEGIN")
 		}
 		if s.txn != 'I' {
@@ -1307,7 +1314,7 @@ func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire
 		return done("BEGIN")
 	case sql.TxnCommit:
 		if s.implicit {
-			s.implicit = false
+			s.implicit, s.pipeline, s.pipelined = false, false, false
 			s.txn = 'I'
 			io.Notice("WARNING", "25P01", "there is no transaction in progress")
 			if err := s.endTxn(ctx, true); err != nil {
@@ -1338,10 +1345,13 @@ func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire
 	case sql.TxnSavepoint, sql.TxnRelease, sql.TxnRollbackTo:
 		return s.runSavepoint(st)
 	default:
-		if s.txn == 'I' {
+		if s.txn == 'I' || s.implicit {
+			// ROLLBACK in an implicit transaction ends it as in
+			// PostgreSQL, with the warning of one outside a block.
 			io.Notice("WARNING", "25P01", "there is no transaction in progress")
 		}
 		s.txn = 'I'
+		s.implicit, s.pipeline, s.pipelined = false, false, false
 		_ = s.endTxn(context.Background(), false)
 		return done("ROLLBACK")
 	}

@@ -46,6 +46,10 @@ type frame struct {
 	typ  byte
 	body []byte
 	err  error
+	// then is the type byte of the message that follows, when it had
+	// arrived already as this one was read (0 otherwise): a client
+	// that pipelines writes them at once.
+	then byte
 }
 
 // conn is one client connection. Except for cancelRunning and the reader
@@ -401,6 +405,11 @@ func (c *conn) readLoop(br *bufio.Reader) {
 			default:
 				f.body, f.err = readBody(br, n)
 			}
+			if f.err == nil && br.Buffered() > 0 {
+				if b, err := br.Peek(1); err == nil {
+					f.then = b[0]
+				}
+			}
 		}
 		if f.err != nil {
 			if _, isPG := f.err.(*pgerr.Error); !isPG {
@@ -554,7 +563,7 @@ func (c *conn) dispatch(f frame) bool {
 	case 'E':
 		var m pgproto3.Execute
 		if err = m.Decode(f.body); err == nil {
-			c.extended(c.execute(m.Portal, m.MaxRows))
+			c.extended(c.execute(m.Portal, m.MaxRows, f.then == 'S'))
 			return !c.fatalSent()
 		}
 	case 'C':
@@ -564,8 +573,9 @@ func (c *conn) dispatch(f frame) bool {
 			return true
 		}
 	case 'S':
+		ok := !c.skipToSync
 		c.skipToSync = false
-		c.sync()
+		c.sync(ok)
 		return c.flush() == nil
 	case 'H':
 		return c.flush() == nil
@@ -599,15 +609,42 @@ func (c *conn) extended(err error) {
 	c.skipToSync = true
 }
 
-// sync ends an extended-protocol batch. Outside a transaction block the
-// implicit transaction ends here, and with it every portal (Postgres drops
-// portals at transaction end).
-func (c *conn) sync() {
+// sync ends an extended-protocol batch, ok false when one of its
+// messages failed. Outside a transaction block the implicit transaction
+// ends here (committed, or undone after a failure), and with it every
+// portal (Postgres drops portals at transaction end).
+func (c *conn) sync(ok bool) {
+	if it, is := c.sess.(ImplicitTransaction); is {
+		if c.endImplicit(it, ok) {
+			return
+		}
+	}
 	tx := c.sess.TxStatus()
 	if tx == 'I' {
 		c.closeAllPortals()
 	}
 	c.send(&pgproto3.ReadyForQuery{TxStatus: tx})
+}
+
+// endImplicit ends the session's implicit transaction (ok false: undo
+// it) as a statement runs: a cancel stops its wait for the commit. A
+// commit's error is sent to the client; it reports true when the
+// connection must end (sentFatal is then set).
+func (c *conn) endImplicit(it ImplicitTransaction, ok bool) bool {
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	defer cancel(nil)
+	c.setRunning(cancel)
+	err := it.EndImplicit(ctx, ok)
+	c.setRunning(nil)
+	switch {
+	case err == nil || !ok || c.sentFatal:
+	case errors.Is(err, ErrCloseConnection):
+		c.sentFatal = true
+		c.flush()
+	default:
+		c.sendError(stmtErr(ctx, err), 0)
+	}
+	return c.sentFatal
 }
 
 // send buffers a backend message.

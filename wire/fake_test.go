@@ -55,6 +55,24 @@ type fakeHandler struct {
 	// stale says what Revalidate does to the "stale" statement: 0
 	// nothing, 1 fail with 42P01, 2 rename its column to m.
 	stale atomic.Int32
+	// txns logs the sessions' ImplicitTransaction calls (under mu).
+	txns []string
+}
+
+// txnLog returns the ImplicitTransaction calls logged since the last
+// call, one word each: "query", "pipeline", "commit", "rollback".
+func (h *fakeHandler) txnLog() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := strings.Join(h.txns, " ")
+	h.txns = nil
+	return out
+}
+
+func (h *fakeHandler) logTxn(what string) {
+	h.mu.Lock()
+	h.txns = append(h.txns, what)
+	h.mu.Unlock()
 }
 
 func newFakeHandler() *fakeHandler {
@@ -122,6 +140,22 @@ func (s *fakeSession) Split(_ context.Context, text string) ([]Piece, error) {
 	}
 	emit(len(text))
 	return out, nil
+}
+
+// BeginImplicit implements ImplicitTransaction.
+func (s *fakeSession) BeginImplicit() { s.h.logTxn("query") }
+
+// BeginPipeline implements ImplicitTransaction.
+func (s *fakeSession) BeginPipeline() { s.h.logTxn("pipeline") }
+
+// EndImplicit implements ImplicitTransaction.
+func (s *fakeSession) EndImplicit(_ context.Context, ok bool) error {
+	if ok {
+		s.h.logTxn("commit")
+	} else {
+		s.h.logTxn("rollback")
+	}
+	return nil
 }
 
 // IdleSessionTimeout implements IdleTimeouts.

@@ -87,15 +87,33 @@ type Session interface {
 	Close()
 }
 
-// ImplicitTransaction is optionally implemented by a Session that runs the
-// statements of one multi-statement simple Query as one transaction, as
-// Postgres does. The server calls BeginImplicit before the first statement
-// and EndImplicit after the last one run, with ok false when a statement
-// failed (its work must then be undone). An error from EndImplicit(true)
-// is sent to the client.
+// ImplicitTransaction is optionally implemented by a Session that runs
+// the statements it is sent outside a transaction block in PostgreSQL's
+// implicit transactions:
+//
+//   - the statements of one multi-statement simple Query form one: the
+//     server calls BeginImplicit before the first statement;
+//   - in the extended protocol, every Execute up to the next Sync: the
+//     server calls BeginPipeline before an Execute that is not followed
+//     at once by Sync (one Execute then Sync is a transaction of its own,
+//     which the session may run as it runs any single statement).
+//
+// Either call does nothing inside a transaction block or an implicit
+// transaction already open. EndImplicit ends the implicit transaction
+// after the Query's last statement ran, or at Sync, with ok false when a
+// statement (or any message of the batch) failed: its work must then be
+// undone. The server calls it at the end of every Query and at every
+// Sync, also when it began nothing, since a single statement's own
+// transaction ends there too (what it did with SET LOCAL or
+// set_config(..., true) ends with it). ctx is canceled as a statement's
+// is (a CancelRequest, the client gone, shutdown) while the commit waits
+// to be durable. An error from EndImplicit(ctx, true) is sent to the
+// client before ReadyForQuery; one that wraps ErrCloseConnection ends
+// the connection instead.
 type ImplicitTransaction interface {
 	BeginImplicit()
-	EndImplicit(ok bool) error
+	BeginPipeline()
+	EndImplicit(ctx context.Context, ok bool) error
 }
 
 // IdleTimeouts is optionally implemented by a Session whose idle time

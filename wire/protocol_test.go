@@ -337,6 +337,102 @@ ReadyForQuery I`)
 	expectTrace(t, c, "CommandComplete COMMIT\nReadyForQuery I")
 }
 
+// TestPipelineTransaction checks where the server begins and ends the
+// implicit transactions: an Execute followed by more messages before
+// Sync begins one (PostgreSQL runs everything up to Sync as one
+// transaction), which Sync commits, or rolls back when a message of the
+// batch failed (the messages after the failure skipped); an Execute
+// then Sync, and a single-statement Query, begin none but still end
+// their statement's own at Sync or the Query's end.
+func TestPipelineTransaction(t *testing.T) {
+	ts := startServer(t, newFakeHandler(), Options{})
+	c, _ := connectRaw(t, ts.addr, nil)
+	ts.h.txnLog()
+
+	c.send(
+		&pgproto3.Parse{Query: "select 1"},
+		&pgproto3.Bind{},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expectTrace(t, c, "ParseComplete\nBindComplete\nDataRow '1'\nCommandComplete SELECT 1\nReadyForQuery I")
+	if got := ts.h.txnLog(); got != "commit" {
+		t.Errorf("Execute then Sync: %q, want commit", got)
+	}
+
+	c.send(
+		&pgproto3.Parse{Query: "select 1"},
+		&pgproto3.Bind{},
+		&pgproto3.Execute{},
+		&pgproto3.Bind{},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expectTrace(t, c, `
+ParseComplete
+BindComplete
+DataRow '1'
+CommandComplete SELECT 1
+BindComplete
+DataRow '1'
+CommandComplete SELECT 1
+ReadyForQuery I`)
+	if got := ts.h.txnLog(); got != "pipeline commit" {
+		t.Errorf("two Executes: %q, want pipeline commit", got)
+	}
+
+	c.send(
+		&pgproto3.Parse{Name: "f", Query: "fail exec"},
+		&pgproto3.Parse{Query: "select 1"},
+		&pgproto3.Bind{},
+		&pgproto3.Execute{},
+		&pgproto3.Bind{PreparedStatement: "f"},
+		&pgproto3.Execute{},
+		&pgproto3.Bind{},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expectTrace(t, c, `
+ParseComplete
+ParseComplete
+BindComplete
+DataRow '1'
+CommandComplete SELECT 1
+BindComplete
+ErrorResponse ERROR 22012 division by zero
+ReadyForQuery I`)
+	// BeginPipeline comes before every Execute not followed by Sync.
+	if got := ts.h.txnLog(); got != "pipeline pipeline rollback" {
+		t.Errorf("failing batch: %q, want pipeline pipeline rollback", got)
+	}
+
+	// A Bind error fails the batch as well.
+	c.send(
+		&pgproto3.Bind{},
+		&pgproto3.Execute{},
+		&pgproto3.Bind{Parameters: [][]byte{[]byte("x")}},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expectTrace(t, c, `
+BindComplete
+DataRow '1'
+CommandComplete SELECT 1
+ErrorResponse ERROR 08P01 bind message supplies 1 parameters, but prepared statement "" requires 0
+ReadyForQuery I`)
+	if got := ts.h.txnLog(); got != "pipeline rollback" {
+		t.Errorf("batch with a failing Bind: %q, want pipeline rollback", got)
+	}
+
+	c.send(&pgproto3.Query{String: "select 1"})
+	expectTrace(t, c, "RowDescription n:23/0\nDataRow '1'\nCommandComplete SELECT 1\nReadyForQuery I")
+	c.send(&pgproto3.Query{String: "select 1; fail exec"})
+	expectTrace(t, c, "RowDescription n:23/0\nDataRow '1'\nCommandComplete SELECT 1\nErrorResponse ERROR 22012 division by zero\nReadyForQuery I")
+	if got := ts.h.txnLog(); got != "commit query rollback" {
+		t.Errorf("simple Queries: %q, want commit query rollback", got)
+	}
+}
+
 func TestCopy(t *testing.T) {
 	ts := startServer(t, newFakeHandler(), Options{})
 	c, _ := connectRaw(t, ts.addr, nil)

@@ -71,8 +71,7 @@ func (c *conn) simpleQuery(q string) bool {
 	// Several statements in one Query run as one implicit transaction in
 	// Postgres: an error in any of them undoes the ones before.
 	it, implicit := c.sess.(ImplicitTransaction)
-	implicit = implicit && len(pieces) > 1
-	if implicit {
+	if implicit && len(pieces) > 1 {
 		it.BeginImplicit()
 	}
 	failed := false
@@ -120,9 +119,7 @@ func (c *conn) simpleQuery(q string) bool {
 		}
 	}
 	if implicit {
-		if err := it.EndImplicit(!failed); err != nil && !failed && !c.sentFatal {
-			c.sendError(err, 0)
-		}
+		c.endImplicit(it, !failed)
 	}
 	if c.sentFatal {
 		c.flush()
@@ -387,11 +384,18 @@ func (c *conn) sendRowDescription(fields []Field, formats []int16) {
 	c.send(&pgproto3.RowDescription{Fields: fd})
 }
 
-// execute handles an Execute message.
-func (c *conn) execute(name string, maxRows uint32) error {
+// execute handles an Execute message; synced is set when the client sent
+// Sync right after it.
+func (c *conn) execute(name string, maxRows uint32, synced bool) error {
 	p := c.portals[name]
 	if p == nil {
 		return pgerr.New(pgerr.InvalidCursorName, "portal \"%s\" does not exist", name)
+	}
+	if it, ok := c.sess.(ImplicitTransaction); ok && !synced {
+		// More than this Execute may come before Sync: they are one
+		// transaction, as in PostgreSQL. (An Execute then Sync is one
+		// statement, which the session runs as it runs any.)
+		it.BeginPipeline()
 	}
 	if !c.runPortal(p, maxRows, 0) {
 		// The error went out already; skip to Sync.
