@@ -100,8 +100,7 @@ type TopN struct {
 	// of groups (q18's latest bid per bidder and auction) allocating
 	// them anew each epoch made most of the operator's garbage, and with
 	// it most of the collector's work. Each of the two holds at most
-	// keepBytes (half the operator's buffer, Cache.OperatorBuffer): what
-	// the epoch's windows held anyway until its barrier.
+	// keepBytes: half the operator's buffer (Cache.OperatorBuffer).
 	free       []types.Row
 	spare      []*topGroup
 	spareBytes int64
