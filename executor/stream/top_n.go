@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -92,6 +93,20 @@ type TopN struct {
 	oldBuf, storeBuf types.Row
 	// scan is window's reader, reused.
 	scan windowScan
+	// free are rows of len(inTs) datums that no window holds any more,
+	// which place copies its rows into, and spare the groups of past
+	// epochs, which touch reuses with their slices: the windows of an
+	// epoch's dirty groups are dropped at its barrier, and over millions
+	// of groups (q18's latest bid per bidder and auction) allocating
+	// them anew each epoch made most of the operator's garbage, and with
+	// it most of the collector's work. Each of the two holds at most
+	// keepBytes: half the operator's buffer (Cache.OperatorBuffer).
+	free       []types.Row
+	spare      []*topGroup
+	spareBytes int64
+	keepBytes  int64
+	// outRows are output's rows, reused: the output builder copies them.
+	outRows [2]types.Row
 }
 
 // topGroup is one dirty group with its window before the epoch.
@@ -116,6 +131,10 @@ type topEntry struct {
 	id   topID
 	row  types.Row
 	rank int64
+	// own: row is the operator's copy (place), which goes back to its
+	// free rows when the entry leaves the window; otherwise it is shared
+	// (read from the state, or held by the group's old window too).
+	own bool
 }
 
 type topID struct {
@@ -178,6 +197,10 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 		t.hi = t.lo + n.Limit
 	}
 	t.ob.ts = n.Out.Types()
+	t.keepBytes = 1 << 20
+	if actx.Cache != nil {
+		t.keepBytes = actx.Cache.OperatorBuffer() / 2
+	}
 	t.appendOnly = in.AppendOnly
 	t.live = t.appendOnly && t.lo == 0 && t.hi <= liveMax && !n.WithTies && (n.RankFn == "" || n.RankFn == "row_number")
 	return t, nil
@@ -305,9 +328,10 @@ func (t *TopN) touch(key types.Row) (*topGroup, error) {
 	if g, ok := t.dirty[string(t.kbuf)]; ok {
 		return g, nil
 	}
-	g := &topGroup{key: append(types.Row(nil), key...)}
+	g := t.newGroup()
+	g.key = append(g.key, key...)
 	var err error
-	if g.old, err = t.window(g.key, false); err != nil {
+	if g.old, err = t.window(g.old, g.key, false); err != nil {
 		return nil, err
 	}
 	if n := len(g.old); t.appendOnly && n > 0 && g.old[n-1].rank == t.hi && !t.plan.WithTies &&
@@ -315,7 +339,7 @@ func (t *TopN) touch(key types.Row) (*topGroup, error) {
 		g.edge = g.old[n-1].id.key
 	}
 	if t.live {
-		g.cur = append([]topEntry(nil), g.old...)
+		g.cur = append(g.cur, g.old...)
 	}
 	t.dirty[string(t.kbuf)] = g
 	t.groups = append(t.groups, g)
@@ -339,13 +363,16 @@ func (t *TopN) place(g *topGroup, k string, row types.Row, c int64) {
 	if int64(i) >= t.hi {
 		return
 	}
-	g.cur = slices.Insert(g.cur, i, topEntry{id: topID{k, c}, row: slices.Clone(row)})
+	g.cur = slices.Insert(g.cur, i, topEntry{id: topID{k, c}, row: t.copyRow(row), own: true})
 	if n := len(g.cur); int64(n) > t.hi {
 		last := g.cur[n-1]
 		g.cur[n-1] = topEntry{}
 		g.cur = g.cur[:n-1]
 		if last.id.copy == 0 {
 			t.state.DeleteKey([]byte(last.id.key))
+		}
+		if last.own {
+			t.release(last.row)
 		}
 	}
 	for j := i; j < len(g.cur); j++ {
@@ -354,6 +381,70 @@ func (t *TopN) place(g *topGroup, k string, row types.Row, c int64) {
 	if n := len(g.cur); int64(n) == t.hi {
 		g.edge = g.cur[n-1].id.key
 	}
+}
+
+// datumBytes is the size of a datum.
+const datumBytes = int64(unsafe.Sizeof(types.Datum{}))
+
+// copyRow returns a copy of row (of len(inTs) datums), in one of the
+// free rows when there is one.
+func (t *TopN) copyRow(row types.Row) types.Row {
+	if n := len(t.free); n > 0 && len(t.free[n-1]) == len(row) {
+		r := t.free[n-1]
+		t.free[n-1] = nil
+		t.free = t.free[:n-1]
+		copy(r, row)
+		return r
+	}
+	return slices.Clone(row)
+}
+
+// release takes back row, a copy made by copyRow that nothing holds
+// any more.
+func (t *TopN) release(row types.Row) {
+	if int64(len(t.free)+1)*int64(len(row))*datumBytes <= t.keepBytes {
+		t.free = append(t.free, row)
+	}
+}
+
+// newGroup returns an empty group, a spare one when there is one.
+func (t *TopN) newGroup() *topGroup {
+	if n := len(t.spare); n > 0 {
+		g := t.spare[n-1]
+		t.spare[n-1] = nil
+		t.spare = t.spare[:n-1]
+		t.spareBytes -= topGroupBytes(g)
+		return g
+	}
+	return &topGroup{}
+}
+
+// recycle takes back the group g at the barrier that ends its epoch:
+// its own rows go back to the free rows and it to the spare groups,
+// emptied (its slices keep their room, and nothing they held stays
+// reachable through them).
+func (t *TopN) recycle(g *topGroup) {
+	for i := range g.cur {
+		if g.cur[i].own {
+			t.release(g.cur[i].row)
+		}
+	}
+	n := topGroupBytes(g)
+	if t.spareBytes+n > t.keepBytes {
+		return
+	}
+	clear(g.key)
+	clear(g.old)
+	clear(g.cur)
+	*g = topGroup{key: g.key[:0], old: g.old[:0], cur: g.cur[:0]}
+	t.spare = append(t.spare, g)
+	t.spareBytes += n
+}
+
+// topGroupBytes approximates the bytes of group g and its slices' room.
+func topGroupBytes(g *topGroup) int64 {
+	return int64(unsafe.Sizeof(*g)) + int64(cap(g.key))*datumBytes +
+		int64(cap(g.old)+cap(g.cur))*int64(unsafe.Sizeof(topEntry{}))
 }
 
 // sameOrder reports whether rows a and b tie on the ORDER BY keys.
@@ -374,11 +465,11 @@ func (t *TopN) sameOrder(a, b types.Row) bool {
 }
 
 // window reads the group's rows in order up to the end of its window and
-// returns those in it, with their ranks. With prune, it deletes the rows
-// past the end (whose first copy is past it) from the state.
-func (t *TopN) window(key types.Row, prune bool) ([]topEntry, error) {
+// appends those in it, with their ranks, to dst. With prune, it deletes
+// the rows past the end (whose first copy is past it) from the state.
+func (t *TopN) window(dst []topEntry, key types.Row, prune bool) ([]topEntry, error) {
 	w := &t.scan
-	*w = windowScan{t: t, prune: prune, mode: t.plan.RankFn, past: w.past[:0]}
+	*w = windowScan{t: t, prune: prune, mode: t.plan.RankFn, past: w.past[:0], out: dst}
 	if w.mode == "" && t.plan.WithTies {
 		w.mode = "ties"
 	}
@@ -463,16 +554,20 @@ func (w *windowScan) step(id string, r types.Row) bool {
 }
 
 // output returns the output row of e: the input row with the rank
-// inserted at RankCol when the rank is selected.
-func (t *TopN) output(e *topEntry) types.Row {
+// inserted at RankCol when the rank is selected. The row is valid until
+// the next call with the same slot (0 or 1): the output builder copies
+// it.
+func (t *TopN) output(e *topEntry, slot int) types.Row {
 	rc := t.plan.RankCol
 	if rc < 0 {
 		return e.row
 	}
-	r := make(types.Row, 0, len(e.row)+1)
+	r := t.outRows[slot][:0]
 	r = append(r, e.row[:rc]...)
 	r = append(r, types.DInt(e.rank))
-	return append(r, e.row[rc:]...)
+	r = append(r, e.row[rc:]...)
+	t.outRows[slot] = r
+	return r
 }
 
 func (t *TopN) barrier(b types.Barrier) error {
@@ -489,7 +584,7 @@ func (t *TopN) barrier(b types.Barrier) error {
 				curs[i] = g.cur
 			} else if phase == 0 {
 				var err error
-				if curs[i], err = t.window(g.key, t.appendOnly); err != nil {
+				if curs[i], err = t.window(nil, g.key, t.appendOnly); err != nil {
 					return err
 				}
 			}
@@ -497,9 +592,12 @@ func (t *TopN) barrier(b types.Barrier) error {
 		}
 	}
 	clear(t.dirty)
+	t.out = t.ob.take(t.out)
+	for _, g := range t.groups {
+		t.recycle(g)
+	}
 	clear(t.groups)
 	t.groups = t.groups[:0]
-	t.out = t.ob.take(t.out)
 	if err := t.states.Barrier(t.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
 		return err
 	}
@@ -520,7 +618,7 @@ func (t *TopN) diff(phase int, old, cur []topEntry) {
 		in := t.finder(cur)
 		for i := range old {
 			if in(old[i].id) == nil {
-				t.ob.add(types.OpDelete, t.output(&old[i]))
+				t.ob.add(types.OpDelete, t.output(&old[i], 0))
 			}
 		}
 		return
@@ -531,9 +629,9 @@ func (t *TopN) diff(phase int, old, cur []topEntry) {
 		o := was(cur[i].id)
 		switch {
 		case phase == 2 && o == nil:
-			t.ob.add(types.OpInsert, t.output(&cur[i]))
+			t.ob.add(types.OpInsert, t.output(&cur[i], 0))
 		case phase == 1 && o != nil && (!sameRow(o.row, cur[i].row) || (ranked && o.rank != cur[i].rank)):
-			t.ob.update(t.output(o), t.output(&cur[i]))
+			t.ob.update(t.output(o, 0), t.output(&cur[i], 1))
 		}
 	}
 }

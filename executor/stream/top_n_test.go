@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -293,4 +294,85 @@ U- 2 1 20 1
 U+ 2 1 20 2
 + 3 1 30 1
 `, ``, ``)
+}
+
+// TestTopNReusesWindowRows checks that the rows a live top-N copies into
+// its dirty groups' windows, and the groups themselves, are taken back
+// at the barrier and reused by the next epoch rather than allocated
+// again, and that the reuse changes no output: the rows that leave the
+// windows are emitted with their own values, not those of the rows
+// copied over them.
+func TestTopNReusesWindowRows(t *testing.T) {
+	// ROW_NUMBER() OVER (PARTITION BY g ORDER BY v DESC) <= 1 over an
+	// append-only input: each group's latest row, q18's shape.
+	const groups = 100
+	n := topNode([]int{1}, true, 1, 0, "row_number", false)
+	n.Input.Base().AppendOnly = true
+	e := newOpEnv(t)
+	in := &pushInput{}
+	op, err := NewTopN(e.actx, in, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	top := op.(*TopN)
+	if !top.live {
+		t.Fatal("the top-N is not live")
+	}
+	render := func(cs []*types.Chunk) string {
+		var b strings.Builder
+		for _, c := range cs {
+			s := c.String()
+			b.WriteString(s[strings.IndexByte(s, '\n')+1:])
+		}
+		return normPretty(b.String())
+	}
+	e.stepBarrier(t, op, in, nil, types.BarrierInitial)
+
+	first := types.NewChunk(topInTs, groups)
+	var want strings.Builder
+	for g := 1; g <= groups; g++ {
+		first.AppendRow(types.OpInsert, types.Row{types.DInt(int64(g)), types.DInt(int64(g)), types.DInt(int64(g))})
+		fmt.Fprintf(&want, "+ %d %d %d 1\n", g, g, g)
+	}
+	if got := render(e.stepBarrier(t, op, in, first, types.BarrierCheckpoint)); got != normPretty(want.String()) {
+		t.Fatalf("first epoch:\n%s\nwant:\n%s", got, want.String())
+	}
+	if len(top.free) != groups || len(top.spare) != groups {
+		t.Fatalf("after the first epoch %d free rows and %d spare groups, want %d of each", len(top.free), len(top.spare), groups)
+	}
+	rows := map[*types.Datum]bool{}
+	for _, r := range top.free {
+		rows[&r[0]] = true
+	}
+	spare := map[*topGroup]bool{}
+	for _, g := range top.spare {
+		spare[g] = true
+	}
+
+	// Every group gets a later row, which replaces its window's row.
+	second := types.NewChunk(topInTs, groups)
+	want.Reset()
+	for g := 1; g <= groups; g++ {
+		second.AppendRow(types.OpInsert, types.Row{types.DInt(int64(groups + g)), types.DInt(int64(g)), types.DInt(int64(1000 + g))})
+		fmt.Fprintf(&want, "- %d %d %d 1\n", g, g, g)
+	}
+	for g := 1; g <= groups; g++ {
+		fmt.Fprintf(&want, "+ %d %d %d 1\n", groups+g, g, 1000+g)
+	}
+	in.q = append(in.q, second)
+	if m, err := op.Next(context.Background()); err != nil || m != nil {
+		t.Fatalf("the top-N emitted %v, %v before the barrier", m, err)
+	}
+	for _, g := range top.groups {
+		if !spare[g] {
+			t.Fatalf("group %v is not one of the first epoch's", g.key)
+		}
+		if len(g.cur) != 1 || !rows[&g.cur[0].row[0]] {
+			t.Fatalf("group %v's window row is not one of the first epoch's", g.key)
+		}
+	}
+	if got := render(e.stepBarrier(t, op, in, nil, types.BarrierCheckpoint)); got != normPretty(want.String()) {
+		t.Fatalf("second epoch:\n%s\nwant:\n%s", got, want.String())
+	}
 }
