@@ -21,6 +21,11 @@ type catalogView struct {
 	// first is the schema searched first for an unqualified name, as
 	// Session.schemaFirst is ("": the session's).
 	first string
+	// path, when pathSet, is the stored search path of the definition
+	// being bound (catalog.Relation.SearchPath), used in place of the
+	// session's search_path.
+	path    string
+	pathSet bool
 }
 
 func (s *Session) catalogView() planner.Catalog { return catalogView{s: s} }
@@ -31,28 +36,21 @@ func (v catalogView) Database() string { return v.s.database }
 func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 	switch schema {
 	case "":
-		// The session's temporary schema comes first, before
-		// pg_catalog, as in PostgreSQL's implicit search path.
-		if t := v.s.tempSchema; t != "" && !v.permanent {
-			if rel, ok := v.s.eng.cat.Lookup(t, name); ok {
+		// The effective search path (relationSearch): a pg_catalog
+		// relation of the name found first leaves it to the binder,
+		// which takes the system table.
+		for _, sc := range v.search() {
+			if sc == syscat.PgCatalog {
+				if _, _, ok := syscat.Lookup(syscat.PgCatalog, name); ok {
+					return nil, false
+				}
+				continue
+			}
+			if rel, ok := v.s.eng.cat.Lookup(sc, name); ok {
 				return v.seen(rel), true
 			}
 		}
-		f := v.first
-		if f == "" {
-			f = v.s.schemaFirst
-		}
-		if f != "" {
-			if rel, ok := v.s.eng.cat.Lookup(f, name); ok {
-				return v.seen(rel), true
-			}
-		}
-		if syscat.CatalogFirst(v.s.searchPath(), name) {
-			// The catalog relation of that name hides a user
-			// relation's: the binder takes the system table.
-			return nil, false
-		}
-		schema = "public"
+		return nil, false
 	case catalog.TempSchemaAlias:
 		if v.s.tempSchema == "" {
 			return nil, false
@@ -69,16 +67,31 @@ func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 	return v.seen(rel), true
 }
 
+// search returns the schemas an unqualified name is looked up in, in
+// order: under the stored definition's search path when the view is
+// one's (SearchPath), else the session's.
+func (v catalogView) search() []string {
+	value := v.s.searchPath()
+	if v.pathSet {
+		value = definitionPath(v.path)
+	}
+	first := v.first
+	if first == "" {
+		first = v.s.schemaFirst
+	}
+	return v.s.relationSearch(value, v.permanent, first)
+}
+
 // OwnedSequence implements planner.OwnedSequenceCatalog.
 func (v catalogView) OwnedSequence(schema, name string) (*catalog.Relation, int, bool) {
 	switch schema {
 	case "":
-		if t := v.s.tempSchema; t != "" && !v.permanent {
-			if rel, col, ok := catalog.OwnedSequence(v.s.eng.cat.All(), t, name); ok {
+		for _, sc := range v.search() {
+			if rel, col, ok := catalog.OwnedSequence(v.s.eng.cat.All(), sc, name); ok {
 				return rel, col, true
 			}
 		}
-		schema = "public"
+		return nil, 0, false
 	case catalog.TempSchemaAlias:
 		schema = v.s.tempSchema
 	}
@@ -98,6 +111,12 @@ func (v catalogView) seen(rel *catalog.Relation) *catalog.Relation {
 // the definition of a permanent view.
 func (v catalogView) Permanent() planner.Catalog {
 	v.permanent = true
+	return v
+}
+
+// SearchPath implements planner.SearchPathCatalog.
+func (v catalogView) SearchPath(stored string) planner.Catalog {
+	v.path, v.pathSet = stored, true
 	return v
 }
 

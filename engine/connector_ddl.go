@@ -112,7 +112,11 @@ func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text s
 	}
 	cols = append(cols, catalog.Column{Name: hiddenRowID, T: types.TInt8, NotNull: true, Hidden: true})
 	e := s.eng
-	rel := &catalog.Relation{Schema: s.schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSource,
+	schema, _, err := s.creationSchema(st.Name, false)
+	if err != nil {
+		return nil, err
+	}
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindSource,
 		Cols: cols, PK: []int{len(cols) - 1}, SQL: text, With: with}
 	if err := setWatermarkOptions(rel, st.Watermark, true); err != nil {
 		return nil, err
@@ -162,7 +166,11 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 	if len(st.Columns) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
 	}
-	rel := &catalog.Relation{Schema: s.schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindTable, Cols: cols, SQL: text, With: with}
+	schema, _, err := s.creationSchema(st.Name, false)
+	if err != nil {
+		return nil, err
+	}
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindTable, Cols: cols, SQL: text, With: with}
 	for _, name := range st.PrimaryKey {
 		idx := -1
 		for i, c := range rel.Cols {
@@ -436,7 +444,13 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 	if _, err := e.jobRestartStrategy(with); err != nil {
 		return nil, err
 	}
-	rel := &catalog.Relation{Schema: s.schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSink, SQL: text, With: with}
+	schema, _, err := s.creationSchema(st.Name, false)
+	if err != nil {
+		return nil, err
+	}
+	// Its query is bound again (a restart) under the search path it is
+	// created under.
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindSink, SQL: text, With: with, SearchPath: s.storedSearchPath()}
 	if err := s.checkSinkConnector(ctx, st, rel); err != nil {
 		return nil, err
 	}

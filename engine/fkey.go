@@ -152,10 +152,7 @@ func (s *Session) namesNew(n sql.ObjectName, rel *catalog.Relation) bool {
 	if n.Schema != "" {
 		return s.schemaOf(n) == rel.Schema
 	}
-	for _, schema := range []string{s.tempSchema, s.schemaFirst, catalog.PublicSchema} {
-		if schema == "" {
-			continue
-		}
+	for _, schema := range s.sessionSearch() {
 		if schema == rel.Schema {
 			return true
 		}
@@ -340,7 +337,8 @@ func (e *Engine) referencing(id uint32) []fkRef {
 // (2BP01, blockers naming each as PostgreSQL's DETAIL does); with it the
 // constraint goes (a "drop cascades to" line each) and the tables
 // holding them are returned changed, for the drop's catalog batch.
-func (e *Engine) fkDropTables(order []*catalog.Relation, cascade bool) (replace []*catalog.Relation, lines, blockers []string) {
+func (s *Session) fkDropTables(order []*catalog.Relation, cascade bool) (replace []*catalog.Relation, lines, blockers []string) {
+	e := s.eng
 	dropping := map[uint32]bool{}
 	for _, r := range order {
 		dropping[r.ID] = true
@@ -355,9 +353,9 @@ func (e *Engine) fkDropTables(order []*catalog.Relation, cascade bool) (replace 
 			if dropping[ref.child.ID] {
 				continue
 			}
-			desc := fmt.Sprintf("constraint %s on %s", ref.fk.Name, qualifiedRel(ref.child))
+			desc := fmt.Sprintf("constraint %s on %s", ref.fk.Name, s.qualifiedRel(ref.child))
 			if !cascade {
-				blockers = append(blockers, fmt.Sprintf("%s depends on %s", desc, qualifiedRel(r)))
+				blockers = append(blockers, fmt.Sprintf("%s depends on %s", desc, s.qualifiedRel(r)))
 				continue
 			}
 			lines = append(lines, "drop cascades to "+desc)

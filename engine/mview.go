@@ -330,9 +330,15 @@ func (s *Session) countRows(ctx context.Context, rel *catalog.Relation) (int64, 
 // under writeMu.
 func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra map[string]string, io wire.ExecIO) (*jobRun, bool, error) {
 	e := s.eng
-	schema := orDefault(st.Name.Schema, catalog.PublicSchema)
+	var schema string
 	if kind == catalog.KindIndex {
 		schema = s.schemaOf(st.Name)
+	} else {
+		sc, _, err := s.creationSchema(st.Name, false)
+		if err != nil {
+			return nil, false, err
+		}
+		schema = sc
 	}
 	if _, ok := e.cat.Lookup(schema, st.Name.Name); ok {
 		if st.IfNotExists {
@@ -356,7 +362,9 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 		with[optTimeZone] = s.get(settingsByName["timezone"])
 	}
 	maps.Copy(with, extra)
-	mv := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: kind, SQL: st.QueryText, With: with}
+	// Its definition is bound again (a restart, a rebuild) under the
+	// search path it is created under.
+	mv := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: kind, SQL: st.QueryText, With: with, SearchPath: s.storedSearchPath()}
 	alloc, allocErr := e.stateTableAlloc(mv)
 	root, b, err := s.planMView(st, mv, alloc)
 	if err != nil {

@@ -299,7 +299,13 @@ func (s *Session) authorizeCreate(name sql.ObjectName, temp bool) error {
 	if temp || name.Schema == catalog.TempSchemaAlias || (name.Schema != "" && name.Schema == s.tempSchema) {
 		return nil
 	}
-	schema := orDefault(name.Schema, catalog.PublicSchema)
+	schema := name.Schema
+	if schema == "" {
+		if schema = s.creationTarget(); schema == "" || schema == catalog.TempSchemaAlias || schema == s.tempSchema {
+			// None (3F000 where the relation is placed) or temporary.
+			return nil
+		}
+	}
 	if !s.hasSchemaPrivilege(schema, catalog.PrivCreate) {
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for schema %s", schema)
 	}
@@ -628,7 +634,7 @@ func (s *Session) HasTablePrivilege(user, table string, oid uint32, privs string
 		}
 	} else {
 		schema, name := splitRelName(table)
-		rel, ok = s.eng.cat.Lookup(orDefault(schema, catalog.PublicSchema), name)
+		rel, ok = s.eng.cat.Lookup(s.schemaOf(sql.ObjectName{Schema: schema, Name: name}), name)
 		if !ok {
 			if _, _, sys := syscat.Lookup(schema, name); sys {
 				return name != "pg_authid" || r.Superuser, nil

@@ -270,7 +270,9 @@ func (e *Engine) deparsedDefinition(d, renamed *catalog.Relation) (*catalog.Rela
 		}
 		return e.cat.ByID(id)
 	}
-	text, err := planner.ViewDefinition(d, cat, current, false)
+	// The text is bound again under the definition's own search path:
+	// names it finds print unqualified.
+	text, err := planner.ViewDefinitionFor(d, cat, current, false, s.relVisible)
 	if err != nil {
 		return nil, false
 	}

@@ -110,14 +110,14 @@ func (e *Engine) findSequence(name string) (*catalog.Relation, int, error) {
 }
 
 // findSequence is the engine's findSequence as the session sees names:
-// an unqualified name, or one in pg_temp, is looked for in the session's
-// temporary schema first (a temporary sequence, or the sequence of a
-// serial column of a temporary table), as PostgreSQL's search path has
-// it.
+// an unqualified name is looked for through the session's search path
+// (sessionSearch; the temporary schema first), one in pg_temp in the
+// session's temporary schema: a sequence of CREATE SEQUENCE, or the
+// sequence of a serial or identity column of a table of the schema. An
+// unqualified name of a serial column's sequence the path does not find
+// is still found in any schema, as the engine's findSequence finds it:
+// column defaults keep such names unqualified.
 func (s *Session) findSequence(name string) (*catalog.Relation, int, error) {
-	if s.tempSchema == "" {
-		return s.eng.findSequence(name)
-	}
 	n, schema := seqName(name), ""
 	quoted := false
 	for i, r := range name {
@@ -128,29 +128,44 @@ func (s *Session) findSequence(name string) (*catalog.Relation, int, error) {
 			schema, n = seqName(name[:i]), seqName(name[i+1:])
 		}
 	}
-	if schema != "" && schema != catalog.TempSchemaAlias && schema != s.tempSchema {
+	var schemas []string
+	switch {
+	case schema == "":
+		schemas = s.sessionSearch()
+	case schema == catalog.TempSchemaAlias || (schema == s.tempSchema && s.tempSchema != ""):
+		if s.tempSchema != "" {
+			schemas = []string{s.tempSchema}
+		}
+	default:
 		return s.eng.findSequence(name)
 	}
-	if rel, ok := s.eng.cat.Lookup(s.tempSchema, n); ok {
-		if rel.Kind != catalog.KindSequence {
-			return nil, 0, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a sequence", n)
+	for _, sc := range schemas {
+		if rel, ok := s.eng.cat.Lookup(sc, n); ok {
+			if rel.Kind != catalog.KindSequence {
+				return nil, 0, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a sequence", n)
+			}
+			return rel, -1, nil
 		}
-		return rel, -1, nil
-	}
-	for _, rel := range s.eng.cat.InSchema(s.tempSchema) {
-		if rel.Kind != catalog.KindTable {
-			continue
-		}
-		for i, c := range rel.Cols {
-			if c.Seq != "" && c.Seq == n {
-				return rel, i, nil
+		for _, rel := range s.eng.cat.InSchema(sc) {
+			if rel.Kind != catalog.KindTable {
+				continue
+			}
+			for i, c := range rel.Cols {
+				if c.Seq != "" && c.Seq == n && !c.Dropped {
+					return rel, i, nil
+				}
 			}
 		}
 	}
 	if schema != "" {
 		return nil, 0, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n)
 	}
-	return s.eng.findSequence(name)
+	rel, col, err := s.eng.findSequence(name)
+	if err == nil && col < 0 {
+		// A sequence of CREATE SEQUENCE off the path.
+		return nil, 0, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n)
+	}
+	return rel, col, err
 }
 
 // nextvalArg finds the sequence names of nextval('name') calls in a
@@ -625,17 +640,14 @@ func (e *Engine) findOwnedSequence(name string) (*catalog.Relation, bool) {
 
 // implicitSequence finds the sequence n names when it is a serial or
 // identity column's, which has no relation of its own: the table and
-// the column's index. An unqualified name is looked for in the session's
-// temporary schema, its first schema and public, as schemaOf does.
+// the column's index. An unqualified name is looked for through the
+// session's search path, as schemaOf does.
 func (s *Session) implicitSequence(n sql.ObjectName) (*catalog.Relation, int, bool) {
 	schemas := []string{s.schemaOf(n)}
 	if n.Schema == "" {
-		schemas = []string{s.tempSchema, s.schemaFirst, catalog.PublicSchema}
+		schemas = s.sessionSearch()
 	}
 	for _, schema := range schemas {
-		if schema == "" {
-			continue
-		}
 		for _, rel := range s.eng.cat.InSchema(schema) {
 			if rel.Kind != catalog.KindTable {
 				continue
@@ -697,8 +709,11 @@ func (s *Session) dropImplicitSequence(n sql.ObjectName, cascade bool) error {
 	// PostgreSQL's object descriptions qualify names its search path
 	// does not find.
 	seq, table := c.Seq, rel.Name
-	if rel.Schema != catalog.PublicSchema && rel.Schema != s.schemaFirst && rel.Schema != s.tempSchema {
-		seq, table = rel.Schema+"."+seq, rel.Schema+"."+table
+	if !s.relVisible(rel.Schema, c.Seq) {
+		seq = rel.Schema + "." + seq
+	}
+	if !s.relVisible(rel.Schema, rel.Name) {
+		table = rel.Schema + "." + table
 	}
 	switch {
 	case c.Identity != "":

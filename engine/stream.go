@@ -1159,6 +1159,9 @@ func (e *Engine) definitionSession(rel *catalog.Relation, over map[uint32]*catal
 	s := e.internalSession()
 	s.pins, s.over = rel.DepCols, over
 	s.schemaFirst = rel.With[catalog.SearchSchemaOption]
+	// Its names mean what they meant under the search path it was
+	// created with.
+	s.vars["search_path"] = definitionPath(rel.SearchPath)
 	if len(rel.Funcs) > 0 {
 		s.funcPins = map[uint32]*catalog.Function{}
 		for _, f := range rel.Funcs {

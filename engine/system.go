@@ -165,7 +165,7 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 	}
 	if fn == "pg_get_viewdef" && pretty {
 		if r, ok := s.eng.cat.ByOID(oid); ok && (r.Kind == catalog.KindView || r.Kind == catalog.KindMView) {
-			return s.eng.viewText(r, true), true
+			return s.eng.viewText(r, true, s), true
 		}
 	}
 	return syscat.Describe(s.sysCatalog(), fn, oid, col)
@@ -278,15 +278,17 @@ func (c sessionCatalog) CheckText(r *catalog.Relation, k int) string {
 
 // ViewText implements syscat.Provider.
 func (c sessionCatalog) ViewText(r *catalog.Relation, pretty bool) string {
-	return c.e.viewText(r, pretty)
+	return c.e.viewText(r, pretty, c.s)
 }
 
 // viewText is the query of view or materialized view r as
 // pg_get_viewdef prints it: deparsed from its binding, with the names
 // relations and columns have now (planner.ViewDefinition), or, for a
 // query of a shape the deparser does not print, as stored, in
-// PostgreSQL's layout (a leading space, a closing semicolon).
-func (e *Engine) viewText(r *catalog.Relation, pretty bool) string {
+// PostgreSQL's layout (a leading space, a closing semicolon). The names
+// of relations are qualified when the search path of asker (nil: none)
+// does not find them, as PostgreSQL's are.
+func (e *Engine) viewText(r *catalog.Relation, pretty bool, asker *Session) string {
 	s := e.definitionSession(r, nil)
 	cat := s.catalogView()
 	if r.Temp {
@@ -294,7 +296,11 @@ func (e *Engine) viewText(r *catalog.Relation, pretty bool) string {
 	} else if pc, ok := cat.(planner.PermanentCatalog); ok {
 		cat = pc.Permanent()
 	}
-	text, err := planner.ViewDefinition(r, cat, e.cat.ByID, pretty)
+	var visible func(schema, name string) bool
+	if asker != nil {
+		visible = asker.relVisible
+	}
+	text, err := planner.ViewDefinitionFor(r, cat, e.cat.ByID, pretty, visible)
 	if err == nil {
 		return text
 	}

@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
@@ -45,24 +46,31 @@ import (
 )
 
 // schemaOf resolves the schema of a name that refers to an existing
-// relation: an unqualified name means the session's temporary schema
-// when that holds the name, else public; pg_temp means the session's
-// temporary schema. A name in no schema resolves to a schema without it,
-// which the caller reports as missing.
+// relation: an unqualified name means the first schema of the session's
+// effective search path that holds it (sessionSearch), pg_temp the
+// session's temporary schema. A name in no schema resolves to a schema
+// without it, which the caller reports as missing: the schema a new
+// relation of the name would go to (creationTarget), pg_catalog when
+// there is none.
 func (s *Session) schemaOf(n sql.ObjectName) string {
 	switch n.Schema {
 	case "":
-		if s.tempSchema != "" {
-			if _, ok := s.eng.cat.Lookup(s.tempSchema, n.Name); ok {
-				return s.tempSchema
+		for _, sc := range s.sessionSearch() {
+			if _, ok := s.eng.cat.Lookup(sc, n.Name); ok {
+				return sc
 			}
 		}
-		if s.schemaFirst != "" {
-			if _, ok := s.eng.cat.Lookup(s.schemaFirst, n.Name); ok {
-				return s.schemaFirst
+		switch t := s.creationTarget(); t {
+		case "":
+			return syscat.PgCatalog
+		case catalog.TempSchemaAlias:
+			if s.tempSchema == "" {
+				return catalog.TempSchemaAlias
 			}
+			return s.tempSchema
+		default:
+			return t
 		}
-		return catalog.PublicSchema
 	case catalog.TempSchemaAlias:
 		if s.tempSchema == "" {
 			return catalog.TempSchemaAlias
@@ -77,9 +85,11 @@ func (s *Session) schemaOf(n sql.ObjectName) string {
 // RangeVarAdjustRelationPersistence do: a temporary relation goes to
 // the session's temporary schema (made now if the session has none),
 // and naming another schema for it is 42P16; a relation named in
-// pg_temp is temporary whatever the statement said; anything else goes
-// to the schema named, public when none. It reports whether the
-// relation is temporary.
+// pg_temp, or unqualified under a search path whose first existing
+// schema is pg_temp, is temporary whatever the statement said; anything
+// else goes to the schema named, else the first existing schema of the
+// search path (creationTarget; 3F000 when there is none). It reports
+// whether the relation is temporary.
 func (s *Session) creationSchema(n sql.ObjectName, temp bool) (string, bool, error) {
 	own := n.Schema == catalog.TempSchemaAlias || (n.Schema != "" && n.Schema == s.tempSchema)
 	if temp && n.Schema != "" && !own {
@@ -91,7 +101,19 @@ func (s *Session) creationSchema(n sql.ObjectName, temp bool) (string, bool, err
 	if _, other := catalog.TempSchemaNumber(n.Schema); other {
 		return "", false, pgerr.New(pgerr.FeatureNotSupported, "cannot create relations in temporary schemas of other sessions")
 	}
-	return orDefault(n.Schema, catalog.PublicSchema), false, nil
+	if n.Schema != "" {
+		return n.Schema, false, nil
+	}
+	switch t := s.creationTarget(); t {
+	case "":
+		return "", false, pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in")
+	case catalog.TempSchemaAlias:
+		return s.ownTempSchema(), true, nil
+	case s.tempSchema:
+		return t, true, nil
+	default:
+		return t, false, nil
+	}
 }
 
 // ownTempSchema returns the session's temporary schema, making it first

@@ -662,7 +662,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 			return nil, pgerr.New(pgerr.InvalidTableDefinition, "column \"%s\" has pseudo-type record", name)
 		}
 	}
-	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, Funcs: b.Funcs, FuncDeps: b.FuncDeps, With: st.With}
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, Funcs: b.Funcs, FuncDeps: b.FuncDeps, With: st.With, SearchPath: s.storedSearchPath()}
 	if s.schemaFirst != "" {
 		// A CREATE SCHEMA element: the stored definition is bound
 		// again with the schema first, as now.
@@ -811,7 +811,7 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	})
 	if pe := pgerr.As(err); pe != nil && pe.Code == pgerr.DependentObjectsStillExist && !st.Cascade {
 		// The foreign keys referencing the tables are listed too.
-		if _, _, more := e.fkDropTables(targets, false); len(more) > 0 {
+		if _, _, more := s.fkDropTables(targets, false); len(more) > 0 {
 			cp := *pe
 			cp.Detail += "\n" + strings.Join(more, "\n")
 			return nil, &cp
@@ -822,7 +822,7 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	}
 	// The foreign keys referencing a dropped table go with it, or stop
 	// the drop; so do those referencing a dropped unique index's key.
-	replace, fkLines, blockers := e.fkDropTables(order, st.Cascade)
+	replace, fkLines, blockers := s.fkDropTables(order, st.Cascade)
 	// The sequences OWNED BY the dropped tables' columns go with them;
 	// the defaults of other tables calling nextval on them stop the
 	// drop, or go with CASCADE.
@@ -840,7 +840,7 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 		}
 	}
 	if len(blockers) > 0 {
-		msg := fmt.Sprintf("cannot drop %s because other objects depend on it", qualifiedRel(targets[0]))
+		msg := fmt.Sprintf("cannot drop %s because other objects depend on it", s.qualifiedRel(targets[0]))
 		if len(targets) > 1 {
 			msg = "cannot drop desired object(s) because other objects depend on them"
 		}
@@ -1696,7 +1696,7 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 			members = append(members, r)
 		}
 	}
-	deps := e.schemaDependents(names)
+	deps := s.schemaDependents(names)
 	for _, f := range funcs {
 		fd := schemaDependent{obj: "function " + f.ObjectSignature(true), on: "schema " + f.Schema, oid: f.OID}
 		at := slices.IndexFunc(deps, func(d schemaDependent) bool { return d.on == fd.on && d.oid > fd.oid })
@@ -1715,7 +1715,7 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 				// What reads a generated column that goes.
 				for _, r := range e.columnReaders(d.rel, d.rel, i) {
 					if r.Kind != catalog.KindIndex {
-						users = append(users, schemaDependent{obj: qualifiedRel(r), on: d.desc})
+						users = append(users, schemaDependent{obj: s.qualifiedRel(r), on: d.desc})
 					}
 				}
 			}
@@ -1723,7 +1723,7 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 		deps = slices.Insert(deps, at, users...)
 	}
 	// Foreign keys of other schemas' tables referencing the schemas'.
-	replace, fkLines, blockers := e.fkDropTables(members, st.Cascade)
+	replace, fkLines, blockers := s.fkDropTables(members, st.Cascade)
 	if (len(deps) > 0 || len(blockers) > 0) && !st.Cascade {
 		var detail []string
 		for _, d := range deps {
@@ -1743,7 +1743,7 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 	}
 	order, err := e.dropOrder(append(slices.Clone(members), funcRels...), true, func(r *catalog.Relation) {
 		// What reads a relation a function's dependent is.
-		if line := "drop cascades to " + qualifiedRel(r); !slices.Contains(lines, line) {
+		if line := "drop cascades to " + s.qualifiedRel(r); !slices.Contains(lines, line) {
 			lines = append(lines, line)
 		}
 	})
@@ -1795,9 +1795,10 @@ type schemaDependent struct {
 }
 
 // qualifiedRel describes r as PostgreSQL does in dependency messages:
-// its kind and name, qualified unless it is in public.
-func qualifiedRel(r *catalog.Relation) string {
-	if r.Schema == "" || r.Schema == catalog.PublicSchema {
+// its kind and name, qualified unless the session's search path finds
+// it by its name (relVisible).
+func (s *Session) qualifiedRel(r *catalog.Relation) string {
+	if r.Schema == "" || s.relVisible(r.Schema, r.Name) {
 		return kindWords[r.Kind] + " " + r.Name
 	}
 	return kindWords[r.Kind] + " " + r.Schema + "." + r.Name
@@ -1810,7 +1811,8 @@ func qualifiedRel(r *catalog.Relation) string {
 // the report then reads that list backwards. Each object is reported
 // once, against the object through which the walk first reached it.
 // e.writeMu is held.
-func (e *Engine) schemaDependents(names []string) []schemaDependent {
+func (s *Session) schemaDependents(names []string) []schemaDependent {
+	e := s.eng
 	var walk []schemaDependent
 	seen := map[uint32]bool{}
 	var visit func(r *catalog.Relation, on string)
@@ -1819,13 +1821,13 @@ func (e *Engine) schemaDependents(names []string) []schemaDependent {
 		for k := len(deps) - 1; k >= 0; k-- {
 			if d := deps[k]; !seen[d.ID] {
 				seen[d.ID] = true
-				visit(d, qualifiedRel(r))
+				visit(d, s.qualifiedRel(r))
 			}
 		}
 		if r.Kind != catalog.KindIndex {
 			// An index goes with its table unnamed, as in PostgreSQL
 			// (it depends on the table, not on the schema).
-			walk = append(walk, schemaDependent{obj: qualifiedRel(r), on: on, oid: r.OID})
+			walk = append(walk, schemaDependent{obj: s.qualifiedRel(r), on: on, oid: r.OID})
 		}
 	}
 	for _, name := range names {

@@ -52,6 +52,15 @@ type SchemaFirstCatalog interface {
 	SchemaFirst(schema string) Catalog
 }
 
+// SearchPathCatalog is implemented by a Catalog that can look up
+// unqualified relation names through a search path other than the
+// session's: SearchPath returns it so, for binding the stored definition
+// of a view under the path it was created with
+// (catalog.Relation.SearchPath, "" meaning public alone).
+type SearchPathCatalog interface {
+	SearchPath(stored string) Catalog
+}
+
 // PermanentCatalog is implemented by a Catalog in which temporary
 // relations can hide permanent ones of the same name: Permanent returns
 // the catalog without that, in which a permanent view's stored

@@ -1533,6 +1533,11 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 	if pc, ok := cat.(PermanentCatalog); ok && !rel.Temp {
 		cat = pc.Permanent()
 	}
+	if sp, ok := cat.(SearchPathCatalog); ok {
+		// Its names mean what they meant under the search path it
+		// was created with, whatever the reading session's.
+		cat = sp.SearchPath(rel.SearchPath)
+	}
 	if f := rel.With[catalog.SearchSchemaOption]; f != "" {
 		if sc, ok := cat.(SchemaFirstCatalog); ok {
 			cat = sc.SchemaFirst(f)

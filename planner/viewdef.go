@@ -54,6 +54,15 @@ import (
 // OF, calls of functions weir has under names of its own) it returns an
 // error with SQLSTATE 0A000, and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
+	return ViewDefinitionFor(rel, cat, current, pretty, nil)
+}
+
+// ViewDefinitionFor is ViewDefinition printing a relation's name
+// qualified when visible reports that the unqualified name does not find
+// it (PostgreSQL's generate_relation_name: the asking session's search
+// path decides). A nil visible qualifies the names of relations outside
+// public that are not temporary.
+func ViewDefinitionFor(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool, visible func(schema, name string) bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			pe, ok := r.(*pgerr.Error)
@@ -93,7 +102,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if b.fnUses != nil {
 		calls = b.fnUses.inlined
 	}
-	d := &viewDeparser{calls: calls, aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, notes: b.notes, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed, forced: map[Plan]map[int]string{}}
+	d := &viewDeparser{calls: calls, aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, notes: b.notes, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed, forced: map[Plan]map[int]string{}, visible: visible}
 	return d.query(plan, names) + ";", nil
 }
 
@@ -148,8 +157,11 @@ type viewDeparser struct {
 	cteRefs    map[Plan][2]string
 	notes      *vdNotes
 	current    func(uint32) (*catalog.Relation, bool)
-	pretty     bool
-	indent     *int
+	// visible, when not nil, reports whether a relation's unqualified
+	// name finds it (ViewDefinitionFor).
+	visible func(schema, name string) bool
+	pretty  bool
+	indent  *int
 	// levels holds the names given the FROM items of each enclosing
 	// query level, outermost first, and refs the name of each FROM item
 	// (a Scan, a subquery's or a CTE reference's plan) of the levels
@@ -936,6 +948,14 @@ func (d *viewDeparser) aliasedFrom(p Plan, aliases []string) (string, []vdCol) {
 	return text, cols
 }
 
+// qualify reports whether rel's name is printed with its schema.
+func (d *viewDeparser) qualify(rel *catalog.Relation) bool {
+	if d.visible != nil {
+		return !d.visible(rel.Schema, rel.Name)
+	}
+	return rel.Schema != catalog.PublicSchema && !rel.Temp
+}
+
 // fromItem prints a FROM item as from does, its column alias list
 // aside.
 func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
@@ -949,7 +969,7 @@ func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 			vdUnsupported("a dropped relation")
 		}
 		name := quoteName(rel.Name)
-		if rel.Schema != catalog.PublicSchema && !rel.Temp {
+		if d.qualify(rel) {
 			name = quoteName(rel.Schema) + "." + name
 		}
 		refname := d.refs[n]

@@ -243,9 +243,9 @@ type CreateTable struct {
 	// OnCommit is a temporary table's ON COMMIT action, lower case:
 	// "preserve rows", "delete rows" or "drop"; "" when not given.
 	OnCommit string
-	// NamePos is the character position of Name when it is schema
-	// qualified (0 otherwise), for errors about the schema the table
-	// goes to.
+	// NamePos is the character position of Name, for errors about the
+	// schema the table goes to (PostgreSQL places them there, 3F000
+	// "no schema has been selected to create in" among them).
 	NamePos int
 	// Checks are the CHECK constraints, column and table ones, in the
 	// order written.

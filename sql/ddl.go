@@ -392,10 +392,7 @@ func (p *stmtParser) createTable(temp bool) (Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	ct.Name = n
-	if n.Schema != "" {
-		ct.NamePos = namePos
-	}
+	ct.Name, ct.NamePos = n, namePos
 	if err := p.onCommit(ct); err != nil {
 		return nil, err
 	}

@@ -714,6 +714,8 @@ type relationEntry struct {
 	Deps   []uint32          `json:"deps,omitempty"`
 	With   map[string]string `json:"with,omitempty"`
 	State  []uint32          `json:"state_tables,omitempty"`
+	// SearchPath is Relation.SearchPath.
+	SearchPath string `json:"search_path,omitempty"`
 	// Owner is the owning role's OID; entries written before roles
 	// existed have none and belong to the bootstrap superuser.
 	Owner  uint32         `json:"owner,omitempty"`
@@ -808,7 +810,7 @@ var kindNames = map[Kind]string{
 
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
-		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
+		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, SearchPath: rel.SearchPath, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
 		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp, Building: rel.Building, Deparsed: rel.Deparsed, Unlogged: rel.Unlogged, Unpopulated: rel.Unpopulated,
 		Funcs: pinFuncs(rel.Funcs), FuncDeps: rel.FuncDeps}
 	for k, p := range rel.ACL {
@@ -872,7 +874,7 @@ func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, e
 		return nil, corrupt("relation %q has format version %d", e.Name, e.V)
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
-		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner, StateLayout: e.Layout,
+		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, SearchPath: e.SearchPath, StateTables: e.State, Owner: e.Owner, StateLayout: e.Layout,
 		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp, Building: e.Building, Deparsed: e.Deparsed, Unlogged: e.Unlogged, Unpopulated: e.Unpopulated,
 		FuncDeps: e.FuncDeps}
 	if rel.Owner == 0 {

@@ -321,6 +321,13 @@ type Relation struct {
 	FuncDeps []uint32
 	// With holds the WITH (...) options, lower-cased keys.
 	With map[string]string
+	// SearchPath is, for a view, materialized view or sink, the search
+	// path its definition was created under (a search_path value: the
+	// schemas that existed then, $user resolved); its stored SQL finds
+	// unqualified relation names through it whenever it is bound again,
+	// whatever the binding session's search_path. "" means public alone,
+	// as every definition stored before search paths were kept.
+	SearchPath string
 	// StateTables are the ids of a materialized view's state tables (its
 	// own data is the table ID), in the order the stream planner
 	// allocated them, so that planning the view again after a restart
