@@ -627,6 +627,17 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		return nil, pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter \"%s\"", k)
 	}
 	e := s.eng
+	// A view is a dependent of what it reads: a DROP, which stops the
+	// jobs of the views it drops before it removes them from the
+	// catalog (without writeMu), must not see one appear meanwhile, or
+	// it would fail and leave those views without their jobs. So, as
+	// every DDL adding a dependent, it waits for ddlMu.
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
+	defer e.ddlMu.Unlock()
 	if err := e.writeMu.lockContext(ctx); err != nil {
 		return nil, err
 	}
@@ -962,6 +973,7 @@ func (e *Engine) dropReplacing(ctx context.Context, order, replace []*catalog.Re
 			defer cancel()
 		}
 	}
+	afterDropStoppedJobs()
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	if len(ids) > 0 {
@@ -983,6 +995,12 @@ func (e *Engine) dropReplacing(ctx context.Context, order, replace []*catalog.Re
 	}
 	return nil
 }
+
+// afterDropStoppedJobs is called by a DROP once it has stopped the jobs
+// of what it drops, before it takes writeMu to remove them from the
+// catalog; a test of this package replaces it to run statements in that
+// window.
+var afterDropStoppedJobs = func() {}
 
 func inList(rs []*catalog.Relation, id uint32) bool {
 	for _, r := range rs {
