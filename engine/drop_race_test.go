@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
@@ -54,6 +56,52 @@ func TestDropRacingCreateView(t *testing.T) {
 			assertViewsHaveJobs(t, e)
 		})
 	}
+}
+
+// TestJoblessViewInput checks what happens around a materialized view
+// left without a job (as the DROP of TestDropRacingCreateView did): a
+// new job reading it is refused at once (55000) instead of waiting for
+// barriers its relay never sends, holding up every checkpoint and every
+// write meanwhile; and REFRESH MATERIALIZED VIEW rebuilds it from its
+// table's current rows, the changes it missed included.
+func TestJoblessViewInput(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	// Bounds the wait of a job that never passes its barrier, so that a
+	// failure of this test does not take the default ten minutes.
+	mustRun(t, s, "ALTER SYSTEM SET checkpoint_timeout_ms = 3000")
+	mustRun(t, s, "CREATE TABLE c (id int PRIMARY KEY, k int, v int)")
+	mustRun(t, s, "INSERT INTO c SELECT g, g % 7, g FROM generate_series(1, 300) g")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT k, count(*) AS n, sum(v) AS s FROM c GROUP BY k")
+	rel, ok := e.cat.Lookup("public", "m")
+	if !ok {
+		t.Fatal("no view m")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := e.stopJob(ctx, rel.ID); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s, "INSERT INTO c SELECT g, g % 5, g FROM generate_series(301, 600) g")
+
+	start := time.Now()
+	_, err := run(t, s, "CREATE MATERIALIZED VIEW mm AS SELECT k, n FROM m WHERE n > 1")
+	if pgerr.CodeOf(err) != pgerr.ObjectNotInPrerequisiteState {
+		t.Fatalf("CREATE MATERIALIZED VIEW over a view without a job: got %v (after %s), want 55000", err, time.Since(start))
+	}
+	wantRows(t, s, "SELECT count(*) FROM pg_class WHERE relname = 'mm'", "0")
+
+	mustRun(t, s, "REFRESH MATERIALIZED VIEW m")
+	assertViewsHaveJobs(t, e)
+	const query = "SELECT k, count(*), sum(v) FROM c GROUP BY k ORDER BY k"
+	want := mustRun(t, s, query)
+	wantRows(t, s, "SELECT k, n, s FROM m ORDER BY k", want...)
+	// And it follows its table again.
+	mustRun(t, s, "UPDATE c SET k = k + 1 WHERE id % 2 = 0")
+	want = mustRun(t, s, query)
+	wantRows(t, s, "SELECT k, n, s FROM m ORDER BY k", want...)
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mm AS SELECT k, n FROM m WHERE n > 1")
 }
 
 // assertViewsHaveJobs fails unless every materialized view in the
