@@ -963,11 +963,18 @@ func (e *Engine) dropReplacing(ctx context.Context, order, replace []*catalog.Re
 	// A cancel or statement_timeout stops the drop until the first job
 	// is stopping; from then on the drop goes through, so that no view
 	// is left without its job.
+	// Should the drop fail past that point, the views whose jobs it
+	// stopped are left FAILED, with the drop's error (leftWithoutJob).
+	var stopped []*catalog.Relation
 	for _, r := range order {
 		if hasJob(r) {
 			if err := e.stopJob(ctx, r.ID); err != nil {
+				e.writeMu.Lock()
+				e.leftWithoutJob(stopped, err)
+				e.writeMu.Unlock()
 				return err
 			}
+			stopped = append(stopped, r)
 			var cancel context.CancelFunc
 			ctx, cancel = e.pastCancel(ctx)
 			defer cancel()
@@ -978,6 +985,7 @@ func (e *Engine) dropReplacing(ctx context.Context, order, replace []*catalog.Re
 	defer e.writeMu.Unlock()
 	if len(ids) > 0 {
 		if err := e.cat.DropReplace(ids, replace...); err != nil {
+			e.leftWithoutJob(stopped, err)
 			return err
 		}
 		e.refreshJobRels()
@@ -994,6 +1002,38 @@ func (e *Engine) dropReplacing(ctx context.Context, order, replace []*catalog.Re
 		e.log.Info("dropped relations", "count", len(ids), "first", order[0].Name)
 	}
 	return nil
+}
+
+// leftWithoutJob marks FAILED the relations of rels, whose jobs a DROP
+// stopped before it failed with err, that are still in the catalog
+// without a job: nothing would restart them, and their rows miss every
+// change since. weir.jobs shows them failed with the reason, a query of
+// such a view fails (55000), and ALTER ... RESUME rebuilds a view from
+// its inputs' current contents; across restarts too. Called under
+// writeMu.
+func (e *Engine) leftWithoutJob(rels []*catalog.Relation, err error) {
+	for _, r := range rels {
+		rel, ok := e.cat.ByID(r.ID)
+		if !ok || e.st.jobs[types.JobID(rel.ID)] != nil {
+			continue
+		}
+		reason := "its job was stopped by a DROP that then failed: " + pgerr.As(err).Message
+		t := e.st.health
+		t.mu.Lock()
+		h := t.entry(types.JobID(rel.ID), e.strategyOrDefault(rel))
+		h.status, h.lastErr, h.gen = jobFailed, reason, h.gen+1
+		// Its changes since the stop are not kept: RESUME rebuilds a
+		// view, and refuses a sink fed by tables or views.
+		h.rebuild = materialized(rel)
+		t.mu.Unlock()
+		b := e.db.NewBatch()
+		if berr := b.SetMeta(metaJobFailed(types.JobID(rel.ID)), []byte(reason)); berr == nil {
+			_ = b.Commit()
+		}
+		b.Close()
+		e.log.Error("streaming job failed and is not restarted", strings.ReplaceAll(kindWords[rel.Kind], " ", "_"), rel.Name,
+			"reason", reason, "hint", fmt.Sprintf("ALTER %s %s RESUME", strings.ToUpper(kindWords[rel.Kind]), sql.QuoteIdent(rel.Name)))
+	}
 }
 
 // afterDropStoppedJobs is called by a DROP once it has stopped the jobs
