@@ -155,11 +155,19 @@ func (s *Session) refresh(ctx context.Context, st *sql.Refresh, io wire.ExecIO) 
 	if st.Concurrently && st.NoData {
 		return nil, pgerr.New(pgerr.SyntaxError, "CONCURRENTLY and WITH NO DATA options cannot be used together")
 	}
-	if !rel.Unpopulated && !st.NoData && len(e.unpopulatedIndexes(rel.ID)) == 0 && !e.jobGone(rel) {
-		if err := s.flushWrites(ctx); err != nil {
+	if !rel.Unpopulated && !st.NoData && len(e.unpopulatedIndexes(rel.ID)) == 0 {
+		tctx, cancel := s.withTimeout(ctx)
+		gone, err := e.jobGone(tctx, rel)
+		cancel()
+		if err != nil {
 			return nil, err
 		}
-		return done("REFRESH MATERIALIZED VIEW")
+		if !gone {
+			if err := s.flushWrites(ctx); err != nil {
+				return nil, err
+			}
+			return done("REFRESH MATERIALIZED VIEW")
+		}
 	}
 	if err := s.noDDLInBlock("REFRESH MATERIALIZED VIEW"); err != nil {
 		return nil, err
@@ -172,13 +180,16 @@ func (s *Session) refresh(ctx context.Context, st *sql.Refresh, io wire.ExecIO) 
 	if rel, ok = e.cat.ByID(rel.ID); !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.String())
 	}
-	var err error
+	gone, err := e.jobGone(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case st.NoData:
 		err = e.unpopulate(ctx, rel)
 	case rel.Unpopulated:
 		err = e.populate(ctx, rel, io)
-	case e.jobGone(rel):
+	case gone:
 		err = e.rebuildGone(ctx, rel, io)
 	default:
 		err = e.populateIndexes(ctx, rel, io)
@@ -193,18 +204,20 @@ func (s *Session) refresh(ctx context.Context, st *sql.Refresh, io wire.ExecIO) 
 // coming: neither running nor restarting after a failure, nor FAILED
 // (RESUME's to restart). No statement leaves a view so; should one
 // (a bug), REFRESH rebuilds it (rebuildGone).
-func (e *Engine) jobGone(rel *catalog.Relation) bool {
+func (e *Engine) jobGone(ctx context.Context, rel *catalog.Relation) (bool, error) {
 	if !hasJob(rel) || !materialized(rel) {
-		return false
+		return false, nil
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return false, err
+	}
 	running := e.st.jobs[types.JobID(rel.ID)] != nil
 	e.writeMu.Unlock()
 	if running {
-		return false
+		return false, nil
 	}
 	snap, ok := e.st.health.snapshot(types.JobID(rel.ID))
-	return !ok || snap.status != jobRestarting && snap.status != jobFailed
+	return !ok || snap.status != jobRestarting && snap.status != jobFailed, nil
 }
 
 // rebuildGone is REFRESH MATERIALIZED VIEW of a view whose job is gone
