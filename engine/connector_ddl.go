@@ -262,6 +262,11 @@ func (e *Engine) deployLocked(rel *catalog.Relation, plan func(*catalog.Relation
 	if err == nil {
 		var j *jobRun
 		if j, err = e.newJob(stored, root); err == nil {
+			err = e.joblessInput(j)
+		}
+		if err != nil && j != nil {
+			j.cancel()
+		} else if err == nil {
 			e.subscribe(j, false)
 			e.st.jobs[j.id] = j
 			e.runJob(j)

@@ -417,6 +417,11 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 	root.Rel = rel
 	root.State.ID = rel.ID
 	j, err := e.newJob(rel, root)
+	if err == nil {
+		if err = e.joblessInput(j); err != nil {
+			j.cancel()
+		}
+	}
 	if err != nil {
 		_ = e.cat.Drop(rel.ID)
 		return nil, false, err
@@ -425,6 +430,27 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 	e.st.jobs[j.id] = j
 	e.runJob(j)
 	return j, true, nil
+}
+
+// joblessInput returns an error (55000) when the new job j reads a view
+// that has no running job: restarting after a failure, say. The view's
+// job would relay the barrier adding j, and its changes; without it j
+// never passes a barrier and holds up every checkpoint, and with them
+// every write, until checkpoint_timeout_ms. Called under writeMu.
+func (e *Engine) joblessInput(j *jobRun) error {
+	for _, t := range j.job.Tables {
+		if !relayed(t.Rel) || e.st.jobs[types.JobID(t.Rel.ID)] != nil {
+			continue
+		}
+		status := "not running"
+		if snap, ok := e.st.health.snapshot(types.JobID(t.Rel.ID)); ok && snap.status != jobRunning {
+			status = snap.status
+		}
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s \"%s\" has no running streaming job", kindWords[t.Rel.Kind], t.Rel.Name).
+			WithDetail("Its job is %s: a job reading it would get none of its changes.", status).
+			WithHint("Retry when weir.jobs shows its job running; REFRESH MATERIALIZED VIEW %s rebuilds a view whose job is gone.", sql.QuoteIdent(t.Rel.Name))
+	}
+	return nil
 }
 
 // awaitBackfill waits until every backfilling actor of the view's job is

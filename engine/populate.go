@@ -156,10 +156,18 @@ func (s *Session) refresh(ctx context.Context, st *sql.Refresh, io wire.ExecIO) 
 		return nil, pgerr.New(pgerr.SyntaxError, "CONCURRENTLY and WITH NO DATA options cannot be used together")
 	}
 	if !rel.Unpopulated && !st.NoData && len(e.unpopulatedIndexes(rel.ID)) == 0 {
-		if err := s.flushWrites(ctx); err != nil {
+		tctx, cancel := s.withTimeout(ctx)
+		gone, err := e.jobGone(tctx, rel)
+		cancel()
+		if err != nil {
 			return nil, err
 		}
-		return done("REFRESH MATERIALIZED VIEW")
+		if !gone {
+			if err := s.flushWrites(ctx); err != nil {
+				return nil, err
+			}
+			return done("REFRESH MATERIALIZED VIEW")
+		}
 	}
 	if err := s.noDDLInBlock("REFRESH MATERIALIZED VIEW"); err != nil {
 		return nil, err
@@ -172,12 +180,17 @@ func (s *Session) refresh(ctx context.Context, st *sql.Refresh, io wire.ExecIO) 
 	if rel, ok = e.cat.ByID(rel.ID); !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.String())
 	}
-	var err error
+	gone, err := e.jobGone(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case st.NoData:
 		err = e.unpopulate(ctx, rel)
 	case rel.Unpopulated:
 		err = e.populate(ctx, rel, io)
+	case gone:
+		err = e.rebuildGone(ctx, rel, io)
 	default:
 		err = e.populateIndexes(ctx, rel, io)
 	}
@@ -185,6 +198,49 @@ func (s *Session) refresh(ctx context.Context, st *sql.Refresh, io wire.ExecIO) 
 		return nil, err
 	}
 	return done("REFRESH MATERIALIZED VIEW")
+}
+
+// jobGone reports whether the populated view rel has no job and none is
+// coming: neither running nor restarting after a failure, nor FAILED
+// (RESUME's to restart). No statement leaves a view so; should one
+// (a bug), REFRESH rebuilds it (rebuildGone).
+func (e *Engine) jobGone(ctx context.Context, rel *catalog.Relation) (bool, error) {
+	if !hasJob(rel) || !materialized(rel) {
+		return false, nil
+	}
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return false, err
+	}
+	running := e.st.jobs[types.JobID(rel.ID)] != nil
+	e.writeMu.Unlock()
+	if running {
+		return false, nil
+	}
+	snap, ok := e.st.health.snapshot(types.JobID(rel.ID))
+	return !ok || snap.status != jobRestarting && snap.status != jobFailed, nil
+}
+
+// rebuildGone is REFRESH MATERIALIZED VIEW of a view whose job is gone
+// (jobGone): its rows and state, which missed the changes of its inputs
+// since the job stopped, are dropped and it is filled again from its
+// inputs' current contents, as by CREATE. Refused (55000) while a
+// running job reads it, which would get none of the new job's changes.
+// Called under ddlMu.
+func (e *Engine) rebuildGone(ctx context.Context, rel *catalog.Relation, io wire.ExecIO) error {
+	e.writeMu.Lock()
+	for _, j := range e.st.jobs {
+		for _, t := range j.job.Tables {
+			if t.Rel.ID == rel.ID {
+				e.writeMu.Unlock()
+				return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "cannot refresh materialized view \"%s\": %s \"%s\" reads it", rel.Name, kindWords[j.rel.Kind], j.rel.Name).
+					WithHint("Drop %s first.", sql.QuoteIdent(j.rel.Name))
+			}
+		}
+	}
+	e.writeMu.Unlock()
+	e.log.Warn("rebuilding a materialized view that had no streaming job", "name", rel.Name, "id", rel.ID)
+	e.forgetJobHealth(types.JobID(rel.ID))
+	return e.populate(ctx, rel, io)
 }
 
 // unpopulatedIndexes returns the unpopulated indexes on relation id.

@@ -108,6 +108,7 @@ var ddlLockStatements = []string{
 	"ALTER TABLE t OWNER TO root",
 	"CREATE INDEX ti ON t (y)",
 	"CREATE MATERIALIZED VIEW mv2 AS SELECT count(*) AS n FROM t",
+	"CREATE VIEW v2 AS SELECT x FROM t",
 	"CREATE SEQUENCE q2",
 	"ALTER SEQUENCE q RESTART WITH 5",
 	"CREATE TYPE e AS ENUM ('a')",

@@ -629,6 +629,17 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		return nil, pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter \"%s\"", k)
 	}
 	e := s.eng
+	// A view is a dependent of what it reads: a DROP, which stops the
+	// jobs of the views it drops before it removes them from the
+	// catalog (without writeMu), must not see one appear meanwhile, or
+	// it would fail and leave those views without their jobs. So, as
+	// every DDL adding a dependent, it waits for ddlMu.
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
+	defer e.ddlMu.Unlock()
 	if err := e.writeMu.lockContext(ctx); err != nil {
 		return nil, err
 	}
@@ -954,20 +965,29 @@ func (e *Engine) dropReplacing(ctx context.Context, order, replace []*catalog.Re
 	// A cancel or statement_timeout stops the drop until the first job
 	// is stopping; from then on the drop goes through, so that no view
 	// is left without its job.
+	// Should the drop fail past that point, the views whose jobs it
+	// stopped are left FAILED, with the drop's error (leftWithoutJob).
+	var stopped []*catalog.Relation
 	for _, r := range order {
 		if hasJob(r) {
 			if err := e.stopJob(ctx, r.ID); err != nil {
+				e.writeMu.Lock()
+				e.leftWithoutJob(stopped, err)
+				e.writeMu.Unlock()
 				return err
 			}
+			stopped = append(stopped, r)
 			var cancel context.CancelFunc
 			ctx, cancel = e.pastCancel(ctx)
 			defer cancel()
 		}
 	}
+	afterDropStoppedJobs()
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	if len(ids) > 0 {
 		if err := e.cat.DropReplace(ids, replace...); err != nil {
+			e.leftWithoutJob(stopped, err)
 			return err
 		}
 		e.refreshJobRels()
@@ -985,6 +1005,44 @@ func (e *Engine) dropReplacing(ctx context.Context, order, replace []*catalog.Re
 	}
 	return nil
 }
+
+// leftWithoutJob marks FAILED the relations of rels, whose jobs a DROP
+// stopped before it failed with err, that are still in the catalog
+// without a job: nothing would restart them, and their rows miss every
+// change since. weir.jobs shows them failed with the reason, a query of
+// such a view fails (55000), and ALTER ... RESUME rebuilds a view from
+// its inputs' current contents; across restarts too. Called under
+// writeMu.
+func (e *Engine) leftWithoutJob(rels []*catalog.Relation, err error) {
+	for _, r := range rels {
+		rel, ok := e.cat.ByID(r.ID)
+		if !ok || e.st.jobs[types.JobID(rel.ID)] != nil {
+			continue
+		}
+		reason := "its job was stopped by a DROP that then failed: " + pgerr.As(err).Message
+		t := e.st.health
+		t.mu.Lock()
+		h := t.entry(types.JobID(rel.ID), e.strategyOrDefault(rel))
+		h.status, h.lastErr, h.gen = jobFailed, reason, h.gen+1
+		// Its changes since the stop are not kept: RESUME rebuilds a
+		// view, and refuses a sink fed by tables or views.
+		h.rebuild = materialized(rel)
+		t.mu.Unlock()
+		b := e.db.NewBatch()
+		if berr := b.SetMeta(metaJobFailed(types.JobID(rel.ID)), []byte(reason)); berr == nil {
+			_ = b.Commit()
+		}
+		b.Close()
+		e.log.Error("streaming job failed and is not restarted", strings.ReplaceAll(kindWords[rel.Kind], " ", "_"), rel.Name,
+			"reason", reason, "hint", fmt.Sprintf("ALTER %s %s RESUME", strings.ToUpper(kindWords[rel.Kind]), sql.QuoteIdent(rel.Name)))
+	}
+}
+
+// afterDropStoppedJobs is called by a DROP once it has stopped the jobs
+// of what it drops, before it takes writeMu to remove them from the
+// catalog; a test of this package replaces it to run statements in that
+// window.
+var afterDropStoppedJobs = func() {}
 
 func inList(rs []*catalog.Relation, id uint32) bool {
 	for _, r := range rs {
