@@ -108,7 +108,7 @@ func aggregateOverloads() []*Overload {
 	os = append(os, aggOv("sum", tI8, sumInt, tI2), aggOv("sum", tI8, sumInt, tI4),
 		aggOv("sum", tNum, accOf(func() Accumulator { return &sumInt128Acc{} }), tI8),
 		aggOv("sum", tNum, accOf(func() Accumulator { return &sumDecAcc{} }), tNum),
-		aggOv("sum", tF4, accOf(func() Accumulator { return &sumFloatAcc{f32: true} }), tF4),
+		aggOv("sum", tF4, accOf(func() Accumulator { return &sumFloatAcc{floatSum{f32: true}} }), tF4),
 		aggOv("sum", tF8, accOf(func() Accumulator { return &sumFloatAcc{} }), tF8),
 		aggOv("sum", tIv, func(s AggSpec) func() Accumulator {
 			return func() Accumulator { return &sumIntervalAcc{wide: s.WideSums} }

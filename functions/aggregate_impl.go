@@ -268,43 +268,72 @@ func (a *sumDecAcc) setScales(d types.Datum) {
 	}
 }
 
-// sumFloatAcc is sum(real) (rounded to float4 after each step, like
-// Postgres's float4pl) and sum(double precision).
-type sumFloatAcc struct {
-	f32 bool
-	sum float64 // of the finite inputs
-	n   int64
-	nf  nonFinite
+// floatSum is the running sum of a float sum's or average's finite
+// inputs. sum is what PostgreSQL's float8pl (float4pl: rounded to float4
+// after each step) gives adding the inputs one by one, which is the
+// result while rows only come in. Beside it hi+lo keeps the same sum
+// compensated (each step's rounding error is added into lo, a
+// double-double), and a retraction sets sum to hi+lo: deleting 1e20 from
+// {1e20, 1} leaves 1, where subtracting from sum would leave 0.
+type floatSum struct {
+	f32    bool
+	sum    float64
+	hi, lo float64
+	n      int64
+	nf     nonFinite
 }
 
-func (a *sumFloatAcc) round(f float64) float64 {
+// twoSum returns a+b rounded and the rounding error (Knuth's TwoSum).
+func twoSum(a, b float64) (float64, float64) {
+	s := a + b
+	bb := s - a
+	return s, (a - (s - bb)) + (b - bb)
+}
+
+func (a *floatSum) round(f float64) float64 {
 	if a.f32 {
 		return float64(float32(f))
 	}
 	return f
 }
 
-func (a *sumFloatAcc) Add(args []types.Datum) error {
-	if !args[0].Null {
-		if !a.nf.stepFloat(args[0].F, 1) {
-			a.sum = a.round(a.sum + args[0].F)
-		}
-		a.n++
+func (a *floatSum) Add(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	if x := args[0].F; !a.nf.stepFloat(x, 1) {
+		a.sum = a.round(a.sum + x)
+		var e float64
+		a.hi, e = twoSum(a.hi, x)
+		a.lo += e
+	}
+	a.n++
+	return nil
+}
+
+func (a *floatSum) Retract(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	if x := args[0].F; !a.nf.stepFloat(x, -1) {
+		var e float64
+		a.hi, e = twoSum(a.hi, -x)
+		a.hi, a.lo = twoSum(a.hi, a.lo+e)
+		a.sum = a.round(a.hi)
+	}
+	if a.n--; a.n == 0 {
+		*a = floatSum{f32: a.f32}
 	}
 	return nil
 }
 
-func (a *sumFloatAcc) Retract(args []types.Datum) error {
-	if !args[0].Null {
-		if !a.nf.stepFloat(args[0].F, -1) {
-			a.sum = a.round(a.sum - args[0].F)
-		}
-		if a.n--; a.n == 0 {
-			a.sum, a.nf = 0, nonFinite{}
-		}
-	}
-	return nil
+// setSum restores the sum from a state row without its compensation.
+func (a *floatSum) setSum(f float64) {
+	a.sum, a.hi, a.lo, a.nf = f, f, 0, nonFinite{}
 }
+
+// sumFloatAcc is sum(real) and sum(double precision).
+type sumFloatAcc struct{ floatSum }
 
 func (a *sumFloatAcc) Result() types.Datum {
 	if a.n == 0 {
@@ -458,33 +487,7 @@ func (a *avgAcc) Result() types.Datum {
 }
 
 // avgFloatAcc is avg(real | double precision), a double precision.
-type avgFloatAcc struct {
-	sum float64 // of the finite inputs
-	n   int64
-	nf  nonFinite
-}
-
-func (a *avgFloatAcc) Add(args []types.Datum) error {
-	if !args[0].Null {
-		if !a.nf.stepFloat(args[0].F, 1) {
-			a.sum += args[0].F
-		}
-		a.n++
-	}
-	return nil
-}
-
-func (a *avgFloatAcc) Retract(args []types.Datum) error {
-	if !args[0].Null {
-		if !a.nf.stepFloat(args[0].F, -1) {
-			a.sum -= args[0].F
-		}
-		if a.n--; a.n == 0 {
-			a.sum, a.nf = 0, nonFinite{}
-		}
-	}
-	return nil
-}
+type avgFloatAcc struct{ floatSum }
 
 func (a *avgFloatAcc) Result() types.Datum {
 	if a.n == 0 {

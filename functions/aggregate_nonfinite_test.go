@@ -161,3 +161,44 @@ func TestIntervalSumWide(t *testing.T) {
 		t.Errorf("batch sum out of range: got %v, want 22008", err)
 	}
 }
+
+// TestFloatSumRetractCompensated: a float sum or average keeps its sum
+// compensated, so deleting a large value leaves the small ones' sum
+// (PostgreSQL's sum over {1} is 1, where 1e20 + 1 - 1e20 in floats is
+// 0), also through a state row; rows that only come in are added one by
+// one as float8pl does (0.1 + 0.2 + 0.3 is 0.6000000000000001).
+func TestFloatSumRetractCompensated(t *testing.T) {
+	for _, c := range []struct {
+		fn string
+		t  types.T
+	}{{"sum", types.TFloat8}, {"sum", types.TFloat4}, {"avg", types.TFloat8}} {
+		mk, err := NewAccumulatorFunc(AggSpec{Fn: c.fn, ArgTypes: []types.T{c.t}, WideSums: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := mk()
+		for _, v := range []float64{1e20, 1} {
+			if err := a.Add([]types.Datum{types.DFloat(v)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a = roundTrip(t, mk, a)
+		if err := a.Retract([]types.Datum{types.DFloat(1e20)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Result(); got.F != 1 {
+			t.Errorf("%s(%s) of {1e20, 1} less 1e20: got %v, want 1", c.fn, c.t, got.F)
+		}
+	}
+	mk, _ := NewAccumulatorFunc(AggSpec{Fn: "sum", ArgTypes: []types.T{types.TFloat8}, WideSums: true})
+	a := mk()
+	for _, v := range []float64{0.1, 0.2, 0.3} {
+		if err := a.Add([]types.Datum{types.DFloat(v)}); err != nil {
+			t.Fatal(err)
+		}
+		a = roundTrip(t, mk, a)
+	}
+	if got := types.FormatFloat(a.Result().F, 64); got != "0.6000000000000001" {
+		t.Errorf("sum(0.1, 0.2, 0.3): got %s, want 0.6000000000000001", got)
+	}
+}

@@ -84,8 +84,10 @@ func AccumulatorStateTypes(a Accumulator) ([]types.T, bool) {
 //	generation 2: sum, avg and the variance family over numeric and
 //	   floats: the NaN and infinite inputs counted and the state of the
 //	   finite ones ("nan pinf ninf finite-state...", NULL when none is
-//	   counted); sum and avg of interval: a sum out of the interval
-//	   range ("months days hi lo", NULL when in range).
+//	   counted); for float sum and avg the finite sum, its compensated
+//	   form (hi, lo float8) and those counts; sum and avg of interval: a
+//	   sum out of the interval range ("months days hi lo", NULL when in
+//	   range).
 //
 // The state columns stay readable without the tail (state tables that
 // have none, as an EMIT ON WINDOW CLOSE over window's): they hold the
@@ -99,6 +101,12 @@ const AccumulatorTailGens = 2
 // generation gen (1 to AccumulatorTailGens; none for most accumulators).
 func AccumulatorTailTypes(a Accumulator, gen int) []types.T {
 	text := []types.T{types.TText}
+	if gen == 2 {
+		switch a.(type) {
+		case *sumFloatAcc, *avgFloatAcc:
+			return []types.T{types.TFloat8, types.TFloat8, types.TFloat8, types.TText}
+		}
+	}
 	switch a := a.(type) {
 	case *sumDecAcc:
 		return text
@@ -106,7 +114,7 @@ func AccumulatorTailTypes(a Accumulator, gen int) []types.T {
 		if a.numeric {
 			return text
 		}
-	case *sumFloatAcc, *avgFloatAcc, *varDecAcc, *varFloatAcc, *sumIntervalAcc, *avgIntervalAcc:
+	case *varDecAcc, *varFloatAcc, *sumIntervalAcc, *avgIntervalAcc:
 		if gen == 2 {
 			return text
 		}
@@ -136,9 +144,9 @@ func AppendAccumulatorTail(dst types.Row, a Accumulator, gen int) types.Row {
 			return append(dst, a.dec.nf.text(a.dec.sum.String()))
 		}
 	case *sumFloatAcc:
-		return append(dst, a.nf.text(floatText(a.sum)))
+		return a.tail(dst)
 	case *avgFloatAcc:
-		return append(dst, a.nf.text(floatText(a.sum)))
+		return a.tail(dst)
 	case *varDecAcc:
 		return append(dst, a.nf.text(strconv.FormatInt(a.n, 10), a.sx.String(), a.sx2.String()))
 	case *varFloatAcc:
@@ -178,13 +186,9 @@ func SetAccumulatorTail(a Accumulator, src types.Row, gen int) {
 			a.dec.setNonFinite(src[0])
 		}
 	case *sumFloatAcc:
-		if v := a.nf.setText(src[0], 1); v != nil {
-			a.sum = parseFloatText(v[0])
-		}
+		a.setTail(src)
 	case *avgFloatAcc:
-		if v := a.nf.setText(src[0], 1); v != nil {
-			a.sum = parseFloatText(v[0])
-		}
+		a.setTail(src)
 	case *varDecAcc:
 		if v := a.nf.setText(src[0], 3); v != nil {
 			a.n, _ = strconv.ParseInt(v[0], 10, 64)
@@ -200,6 +204,21 @@ func SetAccumulatorTail(a Accumulator, src types.Row, gen int) {
 	case *avgIntervalAcc:
 		a.setWideText(src[0])
 	}
+}
+
+// tail and setTail write and read a float sum's generation 2 tail: the
+// finite sum, its compensated form (hi, lo) and the counts of NaN and
+// infinite inputs (NULL when none is counted).
+func (a *floatSum) tail(dst types.Row) types.Row {
+	return append(dst, types.DFloat(a.sum), types.DFloat(a.hi), types.DFloat(a.lo), a.nf.text())
+}
+
+func (a *floatSum) setTail(src types.Row) {
+	if len(src) < 4 || src[0].Null || src[1].Null || src[2].Null {
+		return // a row written before the tail: setSum's sum stays
+	}
+	a.sum, a.hi, a.lo = src[0].F, src[1].F, src[2].F
+	a.nf.setText(src[3], 0)
 }
 
 // setNonFinite restores the counts of NaN and infinite inputs and the
@@ -316,9 +335,11 @@ func SetAccumulatorState(a Accumulator, src types.Row) error {
 		a.n, a.nf = src[1].I, nonFinite{}
 		a.setScales(types.NullDatum) // until SetAccumulatorTail says more
 	case *sumFloatAcc:
-		a.sum, a.n, a.nf = src[0].F, src[1].I, nonFinite{}
+		a.setSum(src[0].F)
+		a.n = src[1].I
 	case *avgFloatAcc:
-		a.sum, a.n, a.nf = src[0].F, src[1].I, nonFinite{}
+		a.setSum(src[0].F)
+		a.n = src[1].I
 	case *sumIntervalAcc:
 		a.setValue(src[0].Iv)
 		a.n = src[1].I
