@@ -63,9 +63,15 @@ import (
 //	   (planner.StreamHashAgg.GrowOnly), which changes the state layout;
 //	   relations created before keep their plans (planner.WithPlanFormat
 //	   "7", set by the upgrade from 7; older ones have theirs already).
+//	9  an aggregation's state rows end in a second generation of tails
+//	   (functions.AccumulatorTailGens): counts of NaN and infinite
+//	   inputs, compensated float sums and out-of-range interval sums.
+//	   Rows written before read them as NULL, so the upgrade changes
+//	   nothing; the version keeps an older weir, which would find the
+//	   rows too long (XX001), from opening a directory that has them.
 const (
 	// FormatVersion is the data directory format this weir writes.
-	FormatVersion = 8
+	FormatVersion = 9
 	// metaFormatVersion is the meta entry holding the format (decimal).
 	metaFormatVersion = "system/format_version"
 )

@@ -71,6 +71,12 @@ type AggSpec struct {
 	// aggregation leaves it off, which lets min and max keep only the
 	// current extreme instead of the whole multiset.
 	Retractable bool
+	// WideSums asks for sums that check only their result against the
+	// result type's range, not every step (sum and avg of interval),
+	// as a streaming aggregation needs: a retraction may bring a running
+	// sum that was out of range back into it. Batch aggregation leaves it
+	// off and fails at the step, as PostgreSQL does.
+	WideSums bool
 }
 
 // AggFunc is the implementation of one aggregate overload: for a call of
@@ -102,16 +108,20 @@ func aggregateOverloads() []*Overload {
 	os = append(os, aggOv("sum", tI8, sumInt, tI2), aggOv("sum", tI8, sumInt, tI4),
 		aggOv("sum", tNum, accOf(func() Accumulator { return &sumInt128Acc{} }), tI8),
 		aggOv("sum", tNum, accOf(func() Accumulator { return &sumDecAcc{} }), tNum),
-		aggOv("sum", tF4, accOf(func() Accumulator { return &sumFloatAcc{f32: true} }), tF4),
+		aggOv("sum", tF4, accOf(func() Accumulator { return &sumFloatAcc{floatSum{f32: true}} }), tF4),
 		aggOv("sum", tF8, accOf(func() Accumulator { return &sumFloatAcc{} }), tF8),
-		aggOv("sum", tIv, accOf(func() Accumulator { return &sumIntervalAcc{} }), tIv))
+		aggOv("sum", tIv, func(s AggSpec) func() Accumulator {
+			return func() Accumulator { return &sumIntervalAcc{wide: s.WideSums} }
+		}, tIv))
 	// avg: integers and numeric → numeric, floats → float8.
 	avgInt := accOf(func() Accumulator { return &avgAcc{} })
 	avgFloat := accOf(func() Accumulator { return &avgFloatAcc{} })
 	os = append(os, aggOv("avg", tNum, avgInt, tI2), aggOv("avg", tNum, avgInt, tI4), aggOv("avg", tNum, avgInt, tI8),
 		aggOv("avg", tNum, accOf(func() Accumulator { return &avgAcc{numeric: true} }), tNum),
 		aggOv("avg", tF8, avgFloat, tF4), aggOv("avg", tF8, avgFloat, tF8),
-		aggOv("avg", tIv, accOf(func() Accumulator { return &avgIntervalAcc{} }), tIv))
+		aggOv("avg", tIv, func(s AggSpec) func() Accumulator {
+			return func() Accumulator { return &avgIntervalAcc{sumIntervalAcc{wide: s.WideSums}} }
+		}, tIv))
 	for _, name := range []string{"min", "max"} {
 		impl := newMinMax(name == "max")
 		for _, t := range ComparableTypes {

@@ -150,10 +150,16 @@ type sumDecAcc struct {
 	// scales were counted: its scales are unknown, so it keeps the scale
 	// of the sum (the behaviour it was created with) until it is empty.
 	untracked bool
+	// nf counts the NaN and infinite inputs, which sum holds no part of.
+	nf nonFinite
 }
 
 func (a *sumDecAcc) Add(args []types.Datum) error {
 	if args[0].Null {
+		return nil
+	}
+	if a.nf.stepDec(args[0].D, 1) {
+		a.n++
 		return nil
 	}
 	if _, err := apd.BaseContext.Add(&a.sum, &a.sum, args[0].D); err != nil {
@@ -172,22 +178,30 @@ func (a *sumDecAcc) Retract(args []types.Datum) error {
 	if args[0].Null {
 		return nil
 	}
-	if _, err := apd.BaseContext.Sub(&a.sum, &a.sum, args[0].D); err != nil {
-		return pgerr.Wrap(pgerr.NumericValueOutOfRange, err, "numeric sum")
+	if !a.nf.stepDec(args[0].D, -1) {
+		if _, err := apd.BaseContext.Sub(&a.sum, &a.sum, args[0].D); err != nil {
+			return pgerr.Wrap(pgerr.NumericValueOutOfRange, err, "numeric sum")
+		}
+		if s := aggDscale(args[0].D); s < len(a.scales) && a.scales[s] > 0 {
+			a.scales[s]--
+		}
 	}
 	a.n--
-	if s := aggDscale(args[0].D); s < len(a.scales) && a.scales[s] > 0 {
-		a.scales[s]--
-	}
 	if a.n == 0 {
 		a.untracked, a.scales = false, a.scales[:0]
+		a.sum.SetInt64(0)
+		a.nf = nonFinite{}
 	}
 	return nil
 }
 
 // value returns the sum at the largest scale of the inputs it holds
-// (the digits dropped are zeros: every input has at most that scale).
+// (the digits dropped are zeros: every input has at most that scale),
+// or NaN or an infinity when such inputs remain (nonFinite.decimal).
 func (a *sumDecAcc) value() *apd.Decimal {
+	if a.nf.any() || a.sum.Form != apd.Finite {
+		return a.nf.decimal(&a.sum)
+	}
 	d := new(apd.Decimal).Set(&a.sum)
 	if a.untracked {
 		if d.IsZero() {
@@ -254,92 +268,182 @@ func (a *sumDecAcc) setScales(d types.Datum) {
 	}
 }
 
-// sumFloatAcc is sum(real) (rounded to float4 after each step, like
-// Postgres's float4pl) and sum(double precision).
-type sumFloatAcc struct {
-	f32 bool
-	sum float64
-	n   int64
+// floatSum is the running sum of a float sum's or average's finite
+// inputs. sum is what PostgreSQL's float8pl (float4pl: rounded to float4
+// after each step) gives adding the inputs one by one, which is the
+// result while rows only come in. Beside it hi+lo keeps the same sum
+// compensated (each step's rounding error is added into lo, a
+// double-double), and a retraction sets sum to hi+lo: deleting 1e20 from
+// {1e20, 1} leaves 1, where subtracting from sum would leave 0.
+type floatSum struct {
+	f32    bool
+	sum    float64
+	hi, lo float64
+	n      int64
+	nf     nonFinite
 }
 
-func (a *sumFloatAcc) round(f float64) float64 {
+// twoSum returns a+b rounded and the rounding error (Knuth's TwoSum).
+func twoSum(a, b float64) (float64, float64) {
+	s := a + b
+	bb := s - a
+	return s, (a - (s - bb)) + (b - bb)
+}
+
+func (a *floatSum) round(f float64) float64 {
 	if a.f32 {
 		return float64(float32(f))
 	}
 	return f
 }
 
-func (a *sumFloatAcc) Add(args []types.Datum) error {
-	if !args[0].Null {
-		a.sum = a.round(a.sum + args[0].F)
-		a.n++
+func (a *floatSum) Add(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	if x := args[0].F; !a.nf.stepFloat(x, 1) {
+		a.sum = a.round(a.sum + x)
+		var e float64
+		a.hi, e = twoSum(a.hi, x)
+		a.lo += e
+	}
+	a.n++
+	return nil
+}
+
+func (a *floatSum) Retract(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	if x := args[0].F; !a.nf.stepFloat(x, -1) {
+		var e float64
+		a.hi, e = twoSum(a.hi, -x)
+		a.hi, a.lo = twoSum(a.hi, a.lo+e)
+		a.sum = a.round(a.hi)
+	}
+	if a.n--; a.n == 0 {
+		*a = floatSum{f32: a.f32}
 	}
 	return nil
 }
 
-func (a *sumFloatAcc) Retract(args []types.Datum) error {
-	if !args[0].Null {
-		a.sum = a.round(a.sum - args[0].F)
-		a.n--
-	}
-	return nil
+// setSum restores the sum from a state row without its compensation.
+func (a *floatSum) setSum(f float64) {
+	a.sum, a.hi, a.lo, a.nf = f, f, 0, nonFinite{}
 }
+
+// sumFloatAcc is sum(real) and sum(double precision).
+type sumFloatAcc struct{ floatSum }
 
 func (a *sumFloatAcc) Result() types.Datum {
 	if a.n == 0 {
 		return types.NullDatum
 	}
-	return types.DFloat(a.sum)
+	return types.DFloat(a.nf.float(a.sum))
 }
 
 // sumIntervalAcc is sum(interval): months, days and microseconds add
-// separately (Postgres's interval_pl), each checked for overflow.
+// separately (Postgres's interval_pl). The running sum is kept wider
+// than an interval (64-bit months and days, 128-bit microseconds), so a
+// streaming aggregation's sum can pass out of the interval range and
+// come back with a retraction; only the result is checked (22008). A
+// batch aggregation (wide unset) fails as soon as the running sum is out
+// of range, as interval_pl does.
 type sumIntervalAcc struct {
-	sum types.IntervalVal
-	n   int64
+	wide         bool
+	months, days int64
+	us           sumInt128Acc // microseconds; its n is unused
+	n            int64
 }
 
-func addIntervalSigned(a, b types.IntervalVal, sign int64) (types.IntervalVal, error) {
-	m := int64(a.Months) + sign*int64(b.Months)
-	d := int64(a.Days) + sign*int64(b.Days)
-	us, ok := AddInt64(a.Micros, sign*b.Micros)
-	if !ok || m != int64(int32(m)) || d != int64(int32(d)) {
-		return a, ErrIntervalRange
+func (a *sumIntervalAcc) step(iv types.IntervalVal, sign int64) error {
+	m, ok1 := AddInt64(a.months, sign*int64(iv.Months))
+	d, ok2 := AddInt64(a.days, sign*int64(iv.Days))
+	if !ok1 || !ok2 {
+		return ErrIntervalRange // only after 2^32 inputs
 	}
-	return types.IntervalVal{Months: int32(m), Days: int32(d), Micros: us}, nil
+	old := *a
+	a.months, a.days = m, d
+	if sign > 0 {
+		a.us.add(iv.Micros)
+	} else {
+		a.us.sub(iv.Micros)
+	}
+	a.n += sign
+	if _, ok := a.value(); !ok && !a.wide {
+		*a = old // interval_pl fails and the sum stays
+		return ErrIntervalRange
+	}
+	return nil
+}
+
+// value returns the sum as an interval, and false when it is out of
+// the interval range.
+func (a *sumIntervalAcc) value() (types.IntervalVal, bool) {
+	us := int64(a.us.lo)
+	if a.months != int64(int32(a.months)) || a.days != int64(int32(a.days)) || a.us.hi != us>>63 {
+		return types.IntervalVal{}, false
+	}
+	return types.IntervalVal{Months: int32(a.months), Days: int32(a.days), Micros: us}, true
 }
 
 func (a *sumIntervalAcc) Add(args []types.Datum) error {
 	if args[0].Null {
 		return nil
 	}
-	s, err := addIntervalSigned(a.sum, args[0].Iv, 1)
-	if err != nil {
-		return err
-	}
-	a.sum = s
-	a.n++
-	return nil
+	return a.step(args[0].Iv, 1)
 }
 
 func (a *sumIntervalAcc) Retract(args []types.Datum) error {
 	if args[0].Null {
 		return nil
 	}
-	s, err := addIntervalSigned(a.sum, args[0].Iv, -1)
-	if err != nil {
-		return err
-	}
-	a.sum = s
-	a.n--
-	return nil
+	return a.step(args[0].Iv, -1)
 }
 
 func (a *sumIntervalAcc) Result() types.Datum {
+	d, _ := a.ResultErr()
+	return d
+}
+
+// ResultErr returns the sum, or 22008 when it is out of the interval
+// range.
+func (a *sumIntervalAcc) ResultErr() (types.Datum, error) {
 	if a.n == 0 {
+		return types.NullDatum, nil
+	}
+	v, ok := a.value()
+	if !ok {
+		return types.NullDatum, ErrIntervalRange
+	}
+	return types.DInterval(v), nil
+}
+
+// setValue sets the sum to iv.
+func (a *sumIntervalAcc) setValue(iv types.IntervalVal) {
+	a.months, a.days = int64(iv.Months), int64(iv.Days)
+	a.us.lo, a.us.hi = uint64(iv.Micros), iv.Micros>>63
+}
+
+// wideText and setWideText serialise a sum out of the interval range
+// as "months days hi lo" (NULL when it is in range: the state's
+// interval column holds it).
+func (a *sumIntervalAcc) wideText() types.Datum {
+	if _, ok := a.value(); ok {
 		return types.NullDatum
 	}
-	return types.DInterval(a.sum)
+	return types.DString(fmt.Sprintf("%d %d %d %d", a.months, a.days, a.us.hi, a.us.lo))
+}
+
+func (a *sumIntervalAcc) setWideText(d types.Datum) {
+	if d.Null {
+		return
+	}
+	var m, dd, hi int64
+	var lo uint64
+	if _, err := fmt.Sscanf(d.S, "%d %d %d %d", &m, &dd, &hi, &lo); err == nil {
+		a.months, a.days, a.us.hi, a.us.lo = m, dd, hi, lo
+	}
 }
 
 // avgAcc is avg over integers and numeric, a numeric: the sum divided by
@@ -370,6 +474,9 @@ func (a *avgAcc) Result() types.Datum {
 	var n int64
 	if a.numeric {
 		sum, n = a.dec.value(), a.dec.n
+		if n > 0 && sum.Form != apd.Finite {
+			return types.DDecimal(sum) // NaN or an infinity, as numeric_avg
+		}
 	} else {
 		sum, n = a.sum.decimal(), a.sum.n
 	}
@@ -380,32 +487,13 @@ func (a *avgAcc) Result() types.Datum {
 }
 
 // avgFloatAcc is avg(real | double precision), a double precision.
-type avgFloatAcc struct {
-	sum float64
-	n   int64
-}
-
-func (a *avgFloatAcc) Add(args []types.Datum) error {
-	if !args[0].Null {
-		a.sum += args[0].F
-		a.n++
-	}
-	return nil
-}
-
-func (a *avgFloatAcc) Retract(args []types.Datum) error {
-	if !args[0].Null {
-		a.sum -= args[0].F
-		a.n--
-	}
-	return nil
-}
+type avgFloatAcc struct{ floatSum }
 
 func (a *avgFloatAcc) Result() types.Datum {
 	if a.n == 0 {
 		return types.NullDatum
 	}
-	return types.DFloat(a.sum / float64(a.n))
+	return types.DFloat(a.nf.float(a.sum) / float64(a.n))
 }
 
 // avgIntervalAcc is avg(interval): the interval sum divided by the count
@@ -413,10 +501,21 @@ func (a *avgFloatAcc) Result() types.Datum {
 type avgIntervalAcc struct{ sumIntervalAcc }
 
 func (a *avgIntervalAcc) Result() types.Datum {
+	d, _ := a.ResultErr()
+	return d
+}
+
+// ResultErr returns the average, or 22008 when the sum is out of the
+// interval range (PostgreSQL's interval_accum fails on such a sum).
+func (a *avgIntervalAcc) ResultErr() (types.Datum, error) {
 	if a.n == 0 {
-		return types.NullDatum
+		return types.NullDatum, nil
 	}
-	return types.DInterval(intervalDiv(a.sum, float64(a.n)))
+	v, ok := a.value()
+	if !ok {
+		return types.NullDatum, ErrIntervalRange
+	}
+	return types.DInterval(intervalDiv(v, float64(a.n))), nil
 }
 
 // intervalDiv divides an interval by a factor the way Postgres 15's
@@ -691,8 +790,11 @@ type varKind struct{ sample, variance bool }
 // forms) at select_div_scale's scale, and a square root at the same scale.
 type varDecAcc struct {
 	kind    varKind
-	n       int64
+	n       int64 // the finite inputs, which sx and sx2 sum
 	sx, sx2 apd.Decimal
+	// nf counts the NaN and infinite inputs: while one remains the
+	// result is NaN, as numeric_stddev_internal's.
+	nf nonFinite
 }
 
 func (a *varDecAcc) step(d types.Datum, sign int64) error {
@@ -702,6 +804,8 @@ func (a *varDecAcc) step(d types.Datum, sign int64) error {
 	x := d.D
 	if x == nil {
 		x = apd.New(d.I, 0)
+	} else if a.nf.stepDec(x, sign) {
+		return nil
 	}
 	var x2 apd.Decimal
 	if _, err := apd.BaseContext.Mul(&x2, x, x); err != nil {
@@ -724,9 +828,15 @@ func (a *varDecAcc) step(d types.Datum, sign int64) error {
 func (a *varDecAcc) Add(args []types.Datum) error     { return a.step(args[0], 1) }
 func (a *varDecAcc) Retract(args []types.Datum) error { return a.step(args[0], -1) }
 
+// total is the number of non-NULL inputs.
+func (a *varDecAcc) total() int64 { return a.n + a.nf.nan + a.nf.pinf + a.nf.ninf }
+
 func (a *varDecAcc) Result() types.Datum {
-	if a.n == 0 || (a.kind.sample && a.n == 1) {
+	if n := a.total(); n == 0 || (a.kind.sample && n == 1) {
 		return types.NullDatum
+	}
+	if a.nf.any() || a.sx.Form != apd.Finite || a.sx2.Form != apd.Finite {
+		return types.DDecimal(&apd.Decimal{Form: apd.NaN})
 	}
 	ctx := apd.BaseContext
 	n := apd.New(a.n, 0)
@@ -755,7 +865,10 @@ func (a *varDecAcc) Result() types.Datum {
 // retraction applies the update's inverse.
 type varFloatAcc struct {
 	kind       varKind
-	n, sx, sxx float64
+	n, sx, sxx float64 // over the finite inputs
+	// nf counts the NaN and infinite inputs: while one remains the
+	// result is NaN, as float8_accum makes it.
+	nf nonFinite
 }
 
 func (a *varFloatAcc) Add(args []types.Datum) error {
@@ -763,6 +876,9 @@ func (a *varFloatAcc) Add(args []types.Datum) error {
 		return nil
 	}
 	x := args[0].F
+	if a.nf.stepFloat(x, 1) {
+		return nil
+	}
 	n := a.n + 1
 	sx := a.sx + x
 	if a.n > 0 {
@@ -780,6 +896,9 @@ func (a *varFloatAcc) Retract(args []types.Datum) error {
 		return nil
 	}
 	x := args[0].F
+	if a.nf.stepFloat(x, -1) {
+		return nil
+	}
 	n := a.n - 1
 	if n > 0 {
 		tmp := x*a.n - a.sx
@@ -791,9 +910,17 @@ func (a *varFloatAcc) Retract(args []types.Datum) error {
 	return nil
 }
 
+// total is the number of non-NULL inputs.
+func (a *varFloatAcc) total() float64 {
+	return a.n + float64(a.nf.nan+a.nf.pinf+a.nf.ninf)
+}
+
 func (a *varFloatAcc) Result() types.Datum {
-	if a.n == 0 || (a.kind.sample && a.n == 1) {
+	if n := a.total(); n == 0 || (a.kind.sample && n == 1) {
 		return types.NullDatum
+	}
+	if a.nf.any() {
+		return types.DFloat(math.NaN())
 	}
 	d := a.n
 	if a.kind.sample {

@@ -210,7 +210,7 @@ func TestSumNumericScaleAfterRetract(t *testing.T) {
 		if err := SetAccumulatorState(b, AppendAccumulatorState(nil, a)); err != nil {
 			t.Fatal(err)
 		}
-		SetAccumulatorTail(b, AppendAccumulatorTail(nil, a))
+		SetAccumulatorTail(b, AppendAccumulatorTail(nil, a, 1), 1)
 		// PostgreSQL: sum(2, 0.25) = 2.25, avg = 1.12500000000000000000.
 		want := map[string]string{"sum": "2.25", "avg": "1.12500000000000000000"}[fn]
 		for _, acc := range []Accumulator{a, b} {
@@ -224,7 +224,7 @@ func TestSumNumericScaleAfterRetract(t *testing.T) {
 		if err := SetAccumulatorState(old, AppendAccumulatorState(nil, a)); err != nil {
 			t.Fatal(err)
 		}
-		SetAccumulatorTail(old, types.Row{types.NullDatum})
+		SetAccumulatorTail(old, types.Row{types.NullDatum}, 1)
 		wantOld := map[string]string{"sum": "2.2500", "avg": "1.12500000000000000000"}[fn]
 		if got := old.Result().D.String(); got != wantOld {
 			t.Errorf("%s from a tail-less state: got %s, want %s", fn, got, wantOld)

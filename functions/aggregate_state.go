@@ -1,6 +1,9 @@
 package functions
 
 import (
+	"math"
+	"strconv"
+
 	"github.com/cockroachdb/apd/v3"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
@@ -71,52 +74,180 @@ func AccumulatorStateTypes(a Accumulator) ([]types.T, bool) {
 // An accumulator's tail is state added after its state row's layout was
 // fixed: a state table stores every call's tail after all the calls'
 // state columns, so a row written before the tail existed still decodes
-// (its tail reads NULL) and no later column moves. Today only the numeric
-// sum and avg have one: their inputs counted by display scale.
+// (its tail reads NULL) and no later column moves. Tails come in
+// generations, each stored after all the calls' tails of the one before,
+// so that a call given a tail in a later generation moves no column of
+// an earlier one:
+//
+//	generation 1: sum(numeric), avg(numeric): the inputs counted by
+//	   display scale ("scale:count,...").
+//	generation 2: sum, avg and the variance family over numeric and
+//	   floats: the NaN and infinite inputs counted and the state of the
+//	   finite ones ("nan pinf ninf finite-state...", NULL when none is
+//	   counted); for float sum and avg the finite sum, its compensated
+//	   form (hi, lo float8) and those counts; sum and avg of interval: a
+//	   sum out of the interval range ("months days hi lo", NULL when in
+//	   range).
+//
+// The state columns stay readable without the tail (state tables that
+// have none, as an EMIT ON WINDOW CLOSE over window's): they hold the
+// result's NaN or infinity, which then stays, as it did before the
+// counts existed, and an interval sum out of range reads as zero.
 
-// AccumulatorTailTypes returns the column types of a's tail (none for
-// most accumulators).
-func AccumulatorTailTypes(a Accumulator) []types.T {
+// AccumulatorTailGens is the number of tail generations.
+const AccumulatorTailGens = 2
+
+// AccumulatorTailTypes returns the column types of a's tail of
+// generation gen (1 to AccumulatorTailGens; none for most accumulators).
+func AccumulatorTailTypes(a Accumulator, gen int) []types.T {
+	text := []types.T{types.TText}
+	if gen == 2 {
+		switch a.(type) {
+		case *sumFloatAcc, *avgFloatAcc:
+			return []types.T{types.TFloat8, types.TFloat8, types.TFloat8, types.TText}
+		}
+	}
 	switch a := a.(type) {
 	case *sumDecAcc:
-		return []types.T{types.TText}
+		return text
 	case *avgAcc:
 		if a.numeric {
-			return []types.T{types.TText}
+			return text
+		}
+	case *varDecAcc, *varFloatAcc, *sumIntervalAcc, *avgIntervalAcc:
+		if gen == 2 {
+			return text
 		}
 	}
 	return nil
 }
 
-// AppendAccumulatorTail appends a's tail (see AccumulatorTailTypes) to dst.
-func AppendAccumulatorTail(dst types.Row, a Accumulator) types.Row {
+// AppendAccumulatorTail appends a's tail of generation gen (see
+// AccumulatorTailTypes) to dst.
+func AppendAccumulatorTail(dst types.Row, a Accumulator, gen int) types.Row {
+	if gen == 1 {
+		switch a := a.(type) {
+		case *sumDecAcc:
+			return append(dst, a.scalesText())
+		case *avgAcc:
+			if a.numeric {
+				return append(dst, a.dec.scalesText())
+			}
+		}
+		return dst
+	}
 	switch a := a.(type) {
 	case *sumDecAcc:
-		return append(dst, a.scalesText())
+		return append(dst, a.nf.text(a.sum.String()))
 	case *avgAcc:
 		if a.numeric {
-			return append(dst, a.dec.scalesText())
+			return append(dst, a.dec.nf.text(a.dec.sum.String()))
 		}
+	case *sumFloatAcc:
+		return a.tail(dst)
+	case *avgFloatAcc:
+		return a.tail(dst)
+	case *varDecAcc:
+		return append(dst, a.nf.text(strconv.FormatInt(a.n, 10), a.sx.String(), a.sx2.String()))
+	case *varFloatAcc:
+		return append(dst, a.nf.text(floatText(a.n), floatText(a.sx), floatText(a.sxx)))
+	case *sumIntervalAcc:
+		return append(dst, a.wideText())
+	case *avgIntervalAcc:
+		return append(dst, a.wideText())
 	}
 	return dst
 }
 
-// SetAccumulatorTail restores a's tail from src, after
+// SetAccumulatorTail restores a's tail of generation gen from src, after
 // SetAccumulatorState. A NULL tail (a row written before the tail
-// existed) leaves the accumulator as it was before: a numeric sum then
-// keeps the scale of its sum.
-func SetAccumulatorTail(a Accumulator, src types.Row) {
+// existed) leaves the accumulator as the state columns made it: a
+// numeric sum then keeps the scale of its sum.
+func SetAccumulatorTail(a Accumulator, src types.Row, gen int) {
 	if len(src) == 0 {
+		return
+	}
+	if gen == 1 {
+		switch a := a.(type) {
+		case *sumDecAcc:
+			a.setScales(src[0])
+		case *avgAcc:
+			if a.numeric {
+				a.dec.setScales(src[0])
+			}
+		}
 		return
 	}
 	switch a := a.(type) {
 	case *sumDecAcc:
-		a.setScales(src[0])
+		a.setNonFinite(src[0])
 	case *avgAcc:
 		if a.numeric {
-			a.dec.setScales(src[0])
+			a.dec.setNonFinite(src[0])
 		}
+	case *sumFloatAcc:
+		a.setTail(src)
+	case *avgFloatAcc:
+		a.setTail(src)
+	case *varDecAcc:
+		if v := a.nf.setText(src[0], 3); v != nil {
+			a.n, _ = strconv.ParseInt(v[0], 10, 64)
+			parseDecText(v[1], &a.sx)
+			parseDecText(v[2], &a.sx2)
+		}
+	case *varFloatAcc:
+		if v := a.nf.setText(src[0], 3); v != nil {
+			a.n, a.sx, a.sxx = parseFloatText(v[0]), parseFloatText(v[1]), parseFloatText(v[2])
+		}
+	case *sumIntervalAcc:
+		a.setWideText(src[0])
+	case *avgIntervalAcc:
+		a.setWideText(src[0])
 	}
+}
+
+// tail and setTail write and read a float sum's generation 2 tail: the
+// finite sum, its compensated form (hi, lo) and the counts of NaN and
+// infinite inputs (NULL when none is counted).
+func (a *floatSum) tail(dst types.Row) types.Row {
+	return append(dst, types.DFloat(a.sum), types.DFloat(a.hi), types.DFloat(a.lo), a.nf.text())
+}
+
+func (a *floatSum) setTail(src types.Row) {
+	if len(src) < 4 || src[0].Null || src[1].Null || src[2].Null {
+		return // a row written before the tail: setSum's sum stays
+	}
+	a.sum, a.hi, a.lo = src[0].F, src[1].F, src[2].F
+	a.nf.setText(src[3], 0)
+}
+
+// setNonFinite restores the counts of NaN and infinite inputs and the
+// finite sum from a generation 2 tail.
+func (a *sumDecAcc) setNonFinite(d types.Datum) {
+	if v := a.nf.setText(d, 1); v != nil {
+		parseDecText(v[0], &a.sum)
+	}
+}
+
+// stateDec is the numeric sum a state column holds: the finite sum, or
+// the result's NaN or infinity while such inputs are counted.
+func stateDec(nf *nonFinite, finite *apd.Decimal) types.Datum {
+	if nf.any() {
+		return types.DDecimal(nf.decimal(finite))
+	}
+	return decDatum(finite)
+}
+
+// stateFloat is stateDec for a float sum.
+func stateFloat(nf *nonFinite, finite float64) types.Datum {
+	return types.DFloat(nf.float(finite))
+}
+
+// stateInterval is the interval a sum's state column holds: the sum, or
+// zero when it is out of range (the tail holds it then).
+func stateInterval(a *sumIntervalAcc) types.Datum {
+	v, _ := a.value()
+	return types.DInterval(v)
 }
 
 func decDatum(d *apd.Decimal) types.Datum {
@@ -135,18 +266,18 @@ func AppendAccumulatorState(dst types.Row, a Accumulator) types.Row {
 	case *sumInt128Acc:
 		return append(dst, types.DInt(a.hi), types.DInt(int64(a.lo)), types.DInt(a.n))
 	case *sumDecAcc:
-		return append(dst, decDatum(&a.sum), types.DInt(a.n))
+		return append(dst, stateDec(&a.nf, &a.sum), types.DInt(a.n))
 	case *sumFloatAcc:
-		return append(dst, types.DFloat(a.sum), types.DInt(a.n))
+		return append(dst, stateFloat(&a.nf, a.sum), types.DInt(a.n))
 	case *avgFloatAcc:
-		return append(dst, types.DFloat(a.sum), types.DInt(a.n))
+		return append(dst, stateFloat(&a.nf, a.sum), types.DInt(a.n))
 	case *sumIntervalAcc:
-		return append(dst, types.DInterval(a.sum), types.DInt(a.n))
+		return append(dst, stateInterval(a), types.DInt(a.n))
 	case *avgIntervalAcc:
-		return append(dst, types.DInterval(a.sum), types.DInt(a.n))
+		return append(dst, stateInterval(&a.sumIntervalAcc), types.DInt(a.n))
 	case *avgAcc:
 		if a.numeric {
-			return append(dst, decDatum(&a.dec.sum), types.DInt(a.dec.n))
+			return append(dst, stateDec(&a.dec.nf, &a.dec.sum), types.DInt(a.dec.n))
 		}
 		return append(dst, types.DInt(a.sum.hi), types.DInt(int64(a.sum.lo)), types.DInt(a.sum.n))
 	case *boolAcc:
@@ -154,8 +285,15 @@ func AppendAccumulatorState(dst types.Row, a Accumulator) types.Row {
 	case *bitAcc:
 		return append(dst, types.DInt(a.n), a.bitsText())
 	case *varDecAcc:
+		if a.nf.any() {
+			nan := types.DDecimal(&apd.Decimal{Form: apd.NaN})
+			return append(dst, types.DInt(a.total()), nan, nan)
+		}
 		return append(dst, types.DInt(a.n), decDatum(&a.sx), decDatum(&a.sx2))
 	case *varFloatAcc:
+		if a.nf.any() {
+			return append(dst, types.DFloat(a.total()), types.DFloat(math.NaN()), types.DFloat(math.NaN()))
+		}
 		return append(dst, types.DFloat(a.n), types.DFloat(a.sx), types.DFloat(a.sxx))
 	case *regrAcc:
 		return append(dst, types.DFloat(a.n), types.DFloat(a.sx), types.DFloat(a.sxx),
@@ -194,20 +332,24 @@ func SetAccumulatorState(a Accumulator, src types.Row) error {
 		a.hi, a.lo, a.n = src[0].I, uint64(src[1].I), src[2].I
 	case *sumDecAcc:
 		dec(src[0], &a.sum)
-		a.n = src[1].I
+		a.n, a.nf = src[1].I, nonFinite{}
 		a.setScales(types.NullDatum) // until SetAccumulatorTail says more
 	case *sumFloatAcc:
-		a.sum, a.n = src[0].F, src[1].I
+		a.setSum(src[0].F)
+		a.n = src[1].I
 	case *avgFloatAcc:
-		a.sum, a.n = src[0].F, src[1].I
+		a.setSum(src[0].F)
+		a.n = src[1].I
 	case *sumIntervalAcc:
-		a.sum, a.n = src[0].Iv, src[1].I
+		a.setValue(src[0].Iv)
+		a.n = src[1].I
 	case *avgIntervalAcc:
-		a.sum, a.n = src[0].Iv, src[1].I
+		a.setValue(src[0].Iv)
+		a.n = src[1].I
 	case *avgAcc:
 		if a.numeric {
 			dec(src[0], &a.dec.sum)
-			a.dec.n = src[1].I
+			a.dec.n, a.dec.nf = src[1].I, nonFinite{}
 			a.dec.setScales(types.NullDatum) // until SetAccumulatorTail says more
 		} else {
 			a.sum.hi, a.sum.lo, a.sum.n = src[0].I, uint64(src[1].I), src[2].I
@@ -218,11 +360,11 @@ func SetAccumulatorState(a Accumulator, src types.Row) error {
 		a.n = src[0].I
 		return a.setBitsText(src[1])
 	case *varDecAcc:
-		a.n = src[0].I
+		a.n, a.nf = src[0].I, nonFinite{}
 		dec(src[1], &a.sx)
 		dec(src[2], &a.sx2)
 	case *varFloatAcc:
-		a.n, a.sx, a.sxx = src[0].F, src[1].F, src[2].F
+		a.n, a.sx, a.sxx, a.nf = src[0].F, src[1].F, src[2].F, nonFinite{}
 	case *regrAcc:
 		a.n, a.sx, a.sxx, a.sy, a.syy, a.sxy = src[0].F, src[1].F, src[2].F, src[3].F, src[4].F, src[5].F
 	case *minMaxAcc:

@@ -63,9 +63,11 @@ type aggCallState struct {
 	mk     func() functions.Accumulator
 	// stateTs are the call's columns in the Result row.
 	stateTs []types.T
-	// tailTs are the call's tail columns (functions.AccumulatorTailTypes),
-	// stored after every call's state columns.
-	tailTs []types.T
+	// tailTs are the call's tail columns of each generation
+	// (functions.AccumulatorTailTypes): a generation's columns of every
+	// call are stored after every call's state columns and the tails
+	// of the generations before.
+	tailTs [functions.AccumulatorTailGens][]types.T
 	// sumToInt8: sum(smallint|integer) runs on the 128-bit bigint sum and
 	// its result is checked into bigint range (22003 as in the batch
 	// aggregation, where the 64-bit sum would overflow).
@@ -112,7 +114,7 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 	for _, e := range call.Args {
 		s.argTs = append(s.argTs, e.Type())
 	}
-	spec := functions.AggSpec{Fn: call.Fn, ArgTypes: s.argTs, T: call.T, Retractable: false}
+	spec := functions.AggSpec{Fn: call.Fn, ArgTypes: s.argTs, T: call.T, Retractable: false, WideSums: true}
 	switch {
 	case call.Fn == "min" || call.Fn == "max":
 		s.isMax = call.Fn == "max"
@@ -179,7 +181,9 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "aggregate %s is not supported in materialized views", call.Fn)
 		}
 		s.stateTs = ts
-		s.tailTs = functions.AccumulatorTailTypes(s.mk())
+		for g := range s.tailTs {
+			s.tailTs[g] = functions.AccumulatorTailTypes(s.mk(), g+1)
+		}
 	} else {
 		s.stateTs = []types.T{call.T}
 	}
@@ -276,12 +280,13 @@ func (s *aggCallState) decode(src types.Row) (aggCallVal, error) {
 	return v, functions.SetAccumulatorState(v.acc, src)
 }
 
-// encodeTail appends a call's tail columns of a Result row to dst.
-func (s *aggCallState) encodeTail(dst types.Row, v *aggCallVal) types.Row {
-	if len(s.tailTs) == 0 {
+// encodeTail appends a call's tail columns of generation gen (from 1)
+// of a Result row to dst.
+func (s *aggCallState) encodeTail(dst types.Row, v *aggCallVal, gen int) types.Row {
+	if len(s.tailTs[gen-1]) == 0 {
 		return dst
 	}
-	return functions.AppendAccumulatorTail(dst, v.acc)
+	return functions.AppendAccumulatorTail(dst, v.acc, gen)
 }
 
 // encode appends a call's state columns of a Result row to dst.
@@ -299,7 +304,10 @@ func (s *aggCallState) result(v *aggCallVal) (types.Datum, error) {
 	if s.kind == aggStringAgg {
 		return v.str, nil
 	}
-	d := v.acc.Result()
+	d, err := functions.AccumulatorResult(v.acc)
+	if err != nil {
+		return types.NullDatum, err
+	}
 	if s.sumToInt8 && !d.Null {
 		i, err := d.D.Int64()
 		if err != nil {

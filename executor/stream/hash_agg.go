@@ -231,8 +231,10 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 			c.lenient = true
 		}
 	}
-	for _, c := range a.calls {
-		a.stateTs = append(a.stateTs, c.tailTs...)
+	for g := range functions.AccumulatorTailGens {
+		for _, c := range a.calls {
+			a.stateTs = append(a.stateTs, c.tailTs[g]...)
+		}
 	}
 	if len(a.keyTs) == 1 && a.keyTs[0].Family() == types.FamInt && a.keyTs[0].ID != types.Unknown {
 		a.intKey = true
@@ -442,10 +444,12 @@ func (a *HashAgg) decodeGroup(g *aggGroup, row types.Row) error {
 		g.writeMs = row[p].I
 		p++
 	}
-	for i, c := range a.calls {
-		if len(c.tailTs) > 0 {
-			functions.SetAccumulatorTail(g.vals[i].acc, row[p:p+len(c.tailTs)])
-			p += len(c.tailTs)
+	for gen := range functions.AccumulatorTailGens {
+		for i, c := range a.calls {
+			if ts := c.tailTs[gen]; len(ts) > 0 {
+				functions.SetAccumulatorTail(g.vals[i].acc, row[p:p+len(ts)], gen+1)
+				p += len(ts)
+			}
 		}
 	}
 	g.old = a.output(a.slabRow(len(a.ob.ts))[:0], g)
@@ -808,8 +812,10 @@ func (a *HashAgg) flushGroup(g *aggGroup) error {
 			a.ttlIdx.Insert(k, k)
 		}
 	}
-	for i, c := range a.calls {
-		st = c.encodeTail(st, &g.vals[i])
+	for gen := 1; gen <= functions.AccumulatorTailGens; gen++ {
+		for i, c := range a.calls {
+			st = c.encodeTail(st, &g.vals[i], gen)
+		}
 	}
 	a.result.Update(g.key, st)
 	a.stBuf = st

@@ -41,10 +41,17 @@ func BenchmarkStreamHashAgg(b *testing.B) {
 	keyed := keyedAggNode([]int{0}, countStar, sumV, minV, maxV)
 	appendOnly := &planner.StreamHashAgg{StreamBase: retracting.StreamBase, Input: input(true),
 		GroupBy: retracting.GroupBy, Aggs: retracting.Aggs, Result: retracting.Result}
+	// float: sum and avg of a double precision, whose running sums
+	// keep a compensated form beside the plain one.
+	fv := &planner.Cast{Arg: aggV, T: types.TFloat8}
+	float := aggNode([]int{0}, countStar,
+		planner.AggCall{Fn: "sum", Args: []planner.Expr{fv}, T: types.TFloat8},
+		planner.AggCall{Fn: "avg", Args: []planner.Expr{fv}, T: types.TFloat8})
+	float.Input = input(false)
 	for _, bc := range []struct {
 		name string
 		n    *planner.StreamHashAgg
-	}{{"retracting", retracting}, {"retracting-keyed", keyed}, {"append-only", appendOnly}} {
+	}{{"retracting", retracting}, {"retracting-keyed", keyed}, {"append-only", appendOnly}, {"float", float}} {
 		b.Run(bc.name, func(b *testing.B) { benchHashAgg(b, bc.n, chunks, rows, perBarrier) })
 	}
 }
