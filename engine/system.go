@@ -183,6 +183,15 @@ func (c sessionCatalog) Setting(name string) string { return c.s.vars[name] }
 // TempSchema implements syscat.Provider.
 func (c sessionCatalog) TempSchema() string { return c.s.tempSchema }
 
+// ActiveSearchPath implements syscat.Provider.
+func (c sessionCatalog) ActiveSearchPath(implicit bool) []string {
+	if implicit {
+		return c.s.relationSearch(c.s.searchPath(), false, "")
+	}
+	path, _ := c.s.explicitPath(c.s.searchPath(), false)
+	return path
+}
+
 // SearchPath implements syscat.Provider.
 func (c sessionCatalog) SearchPath() []string {
 	path := syscat.SplitSearchPath(c.s.searchPath())

@@ -79,8 +79,22 @@ func systemOverloads() []*Overload {
 	}
 	list = append(list, fn("current_database", row(curDB), tName))
 	list = append(list, fn("current_catalog", row(curDB), tName))
-	list = append(list, fn("current_schema", row(constText("public")), tName))
+	// current_schema and current_schemas ask the session for its active
+	// search path; without a session, the default path's answer.
+	currentSchemaImpl := row(func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "current_schema", 0, 0, false); ok {
+			if s == "" {
+				return types.NullDatum, nil
+			}
+			return dText(s)
+		}
+		return dText("public")
+	})
+	list = append(list, fn("current_schema", currentSchemaImpl, tName))
 	currentSchemasImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "current_schemas", 0, int(d[0].I), false); ok {
+			return dText(s)
+		}
 		if d[0].I != 0 {
 			// The session's temporary schema, once it has one, is
 			// searched first, implicitly.

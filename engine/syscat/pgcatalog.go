@@ -771,6 +771,15 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 	switch fn {
 	case "temp_schema_name":
 		return p.TempSchema(), true
+	case "current_schemas":
+		// col is include_implicit.
+		return types.FormatTextArray(p.ActiveSearchPath(col != 0), nil), true
+	case "current_schema":
+		// The first schema of the path that exists; "" (NULL) for none.
+		if path := p.ActiveSearchPath(false); len(path) > 0 {
+			return path[0], true
+		}
+		return "", true
 	case "pg_my_temp_schema":
 		if t := p.TempSchema(); t != "" {
 			return strconv.FormatUint(uint64(nspOID(t, cat)), 10), true

@@ -52,6 +52,12 @@ type Provider interface {
 	// order, $user resolved to the session role's name and pg_catalog
 	// kept where it is listed.
 	SearchPath() []string
+	// ActiveSearchPath is the schemas an unqualified name is looked up
+	// in, in order, as current_schemas(implicit) lists them: those
+	// search_path lists that exist, and with implicit the session's
+	// temporary schema and pg_catalog where the path does not place
+	// them.
+	ActiveSearchPath(implicit bool) []string
 	// Settings lists every setting with its session value, by name.
 	Settings() []Setting
 	// DefaultText is column col's DEFAULT as pg_get_expr prints it.

@@ -74,6 +74,12 @@ func (f fake) Catalog() Catalog     { return f.cat }
 func (f fake) Database() string     { return "dev" }
 func (f fake) TempSchema() string   { return "" }
 func (f fake) SearchPath() []string { return []string{"public"} }
+func (f fake) ActiveSearchPath(implicit bool) []string {
+	if implicit {
+		return []string{"pg_catalog", "public"}
+	}
+	return []string{"public"}
+}
 func (f fake) Setting(name string) string {
 	return map[string]string{"search_path": f.searchPath}[name]
 }
