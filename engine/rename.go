@@ -61,11 +61,12 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))
 			return done(tag)
 		}
-		code := pgerr.UndefinedTable
 		if want == catalog.KindSource || want == catalog.KindSink {
-			code = pgerr.UndefinedObject
+			return nil, pgerr.New(pgerr.UndefinedObject, "%s \"%s\" does not exist", st.Kind, st.Name.Name)
 		}
-		return nil, pgerr.New(code, "%s \"%s\" does not exist", st.Kind, st.Name.Name)
+		// PostgreSQL names what it did not find a relation, whatever
+		// the ALTER said (RangeVarGetRelidExtended).
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
 	}
 	if rel.Kind != want && !(want == catalog.KindTable && pgRelKinds[rel.Kind]) {
 		// PostgreSQL's ALTER TABLE ... RENAME renames any relation of
