@@ -503,7 +503,6 @@ func compileInList(e *planner.InList) (Evaluator, error) {
 // Eval follows SQL's rules: true when some element equals the argument,
 // else NULL when the argument or some element is NULL, else false.
 func (e *inListEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
-	n := in.Len()
 	a, err := e.arg.Eval(ctx, in)
 	if err != nil {
 		return nil, err
@@ -514,34 +513,44 @@ func (e *inListEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 			return nil, err
 		}
 	}
-	out := newOut(types.TBool, n)
-	for i := 0; i < n; i++ {
-		if !in.Visible(i) || a.Nulls[i] {
-			out.Nulls[i] = true
-			continue
-		}
-		x := a.Get(i)
-		found, null := false, false
+	return inListOut(in, a, e.not, func(i int, x types.Datum) (found, null bool) {
 		for k, v := range vs {
 			if v.Nulls[i] {
 				null = true
 				continue
 			}
 			if e.eq[k](x, v.Get(i)) == 0 {
-				found = true
-				break
+				return true, null
 			}
 		}
+		return false, null
+	}), nil
+}
+
+// inListOut is x [NOT] IN (...)'s result over a chunk, whose argument
+// values are a: match reports for row i, whose value x is not NULL,
+// whether some element equals x, and else whether some element was
+// NULL. True when found, else NULL when the argument or an element is
+// NULL, else false (inverted by not).
+func inListOut(in *types.Chunk, a *types.Vec, not bool, match func(i int, x types.Datum) (found, null bool)) *types.Vec {
+	n := in.Len()
+	out := newOut(types.TBool, n)
+	for i := 0; i < n; i++ {
+		if !in.Visible(i) || a.Nulls[i] {
+			out.Nulls[i] = true
+			continue
+		}
+		found, null := match(i, a.Get(i))
 		switch {
 		case found:
-			out.B[i] = !e.not
+			out.B[i] = !not
 		case null:
 			out.Nulls[i] = true
 		default:
-			out.B[i] = e.not
+			out.B[i] = not
 		}
 	}
-	return out, nil
+	return out
 }
 
 // letEval computes a Let's values on its input, then its body, whose

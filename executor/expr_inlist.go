@@ -78,27 +78,13 @@ func hashable(t types.T) bool { return t.Family() != types.FamNone }
 // Eval follows SQL's rules: true when some element equals the argument,
 // else NULL when the argument or some element is NULL, else false.
 func (e *constInListEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
-	n := in.Len()
 	a, err := e.arg.Eval(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	out := newOut(types.TBool, n)
-	for i := 0; i < n; i++ {
-		if !in.Visible(i) || a.Nulls[i] {
-			out.Nulls[i] = true
-			continue
-		}
-		switch {
-		case e.find(a.Get(i)):
-			out.B[i] = !e.not
-		case e.hasNull:
-			out.Nulls[i] = true
-		default:
-			out.B[i] = e.not
-		}
-	}
-	return out, nil
+	return inListOut(in, a, e.not, func(_ int, x types.Datum) (found, null bool) {
+		return e.find(x), e.hasNull
+	}), nil
 }
 
 // find reports whether x (not NULL) equals a non-NULL constant.
