@@ -240,7 +240,7 @@ func (t *StateTable) spill(keep uint64) error {
 	var kept int64
 	var k, v []byte
 	for _, e := range t.dirty {
-		if e.flushEpoch != 0 || (len(t.rangeDels) > 0 && t.hidden([]byte(e.key))) {
+		if e.flushEpoch != 0 || (len(t.rangeDels) > 0 && t.hidden([]byte(e.key()))) {
 			// An entry in a pending range deletion stays too: in the
 			// area, it would reach the table's rows before the
 			// deletion is known durable, and reads would take it for
@@ -249,11 +249,11 @@ func (t *StateTable) spill(keep uint64) error {
 			kept += e.size
 			continue
 		}
-		k = append(append(k[:0], p...), e.key...)
+		k = append(append(k[:0], p...), e.key()...)
 		e.fresh = false
 		switch {
-		case e.enc != "":
-			v = append(append(v[:0], 1), e.enc...)
+		case e.enc() != "":
+			v = append(append(v[:0], 1), e.enc()...)
 		case e.row == nil:
 			v = append(v[:0], 0)
 		default:
@@ -279,7 +279,7 @@ func (t *StateTable) spill(keep uint64) error {
 		e.inOverlay = false
 		if e.inTree {
 			e.inTree = false
-			t.overlay.Delete(e.key)
+			t.overlay.Delete(e.id)
 		}
 		t.drop(e)
 	}

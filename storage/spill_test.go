@@ -262,8 +262,8 @@ func TestLargeEpochKeepsWholeTable(t *testing.T) {
 	if b.Len() != 1 {
 		t.Fatalf("the checkpoint batch holds %d writes, want the area's mark alone", b.Len())
 	}
-	if !st.whole || len(st.entries) != n {
-		t.Fatalf("after the commit through an area: whole %v, %d entries, want %d", st.whole, len(st.entries), n)
+	if !st.whole || st.index.len() != n {
+		t.Fatalf("after the commit through an area: whole %v, %d entries, want %d", st.whole, st.index.len(), n)
 	}
 	if got := stGet(t, st, 1, 7) + " " + stGet(t, st, 1, n+5); got != "v7 <none>" {
 		t.Fatalf("reads before the batch commits = %s", got)

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"github.com/RaduBerinde/btreemap"
 	"github.com/weirdb/weir/types"
 )
 
@@ -63,14 +62,14 @@ func (t *StateTable) DeleteBefore(w types.Datum) bool {
 	// table only ever range-deleted (an aggregation's groups) thus
 	// never sorts its entries into the tree.
 	var covered []*stEntry
-	t.overlay.AscendFunc(btreemap.GE(lo), btreemap.LT(hi), func(_ string, e *stEntry) bool {
-		covered = append(covered, e)
+	t.overlay.AscendFunc(t.ge(lo), t.lt(hi), func(id int32, _ struct{}) bool {
+		covered = append(covered, t.slab.at(id))
 		return true
 	})
 	// The range starts at the least non-NULL key: with no NULL key in
 	// the tree, its entries are the tree's first ones, which DeleteMin
 	// takes out without searching for each.
-	if k, _, ok := t.overlay.Min(); ok && k >= lo {
+	if id, _, ok := t.overlay.Min(); ok && t.slab.at(id).key() >= lo {
 		for _, e := range covered {
 			t.overlay.DeleteMin()
 			e.inTree = false
@@ -83,7 +82,7 @@ func (t *StateTable) DeleteBefore(w types.Datum) bool {
 	for _, e := range t.unsorted {
 		switch {
 		case e.gone || e.inTree:
-		case e.key >= lo && e.key < hi:
+		case e.key() >= lo && e.key() < hi:
 			t.forget(e)
 		default:
 			keepU = append(keepU, e)
@@ -95,12 +94,14 @@ func (t *StateTable) DeleteBefore(w types.Datum) bool {
 	// tree only the last.
 	keep := t.dirty[:0]
 	for _, e := range t.dirty {
-		if e.key >= lo && e.key < hi {
-			t.dirtyBytes -= e.size
+		switch {
+		case e.gone:
+			// Forgotten above (its bytes left dirtyBytes then).
+		case e.key() >= lo && e.key() < hi:
 			t.forget(e)
-			continue
+		default:
+			keep = append(keep, e)
 		}
-		keep = append(keep, e)
 	}
 	clear(t.dirty[len(keep):])
 	t.dirty = keep
@@ -109,28 +110,30 @@ func (t *StateTable) DeleteBefore(w types.Datum) bool {
 	return true
 }
 
-// forget removes an entry covered by a range deletion from memory:
-// from the map, the B-tree and the LRU list; Commit and Committed skip
-// it in their lists (a dirty one must also leave t.dirty).
+// forget removes an entry covered by a range deletion from memory: from
+// the index, the B-tree and the LRU list, and gives its slot back;
+// Committed skips it in its list, and a dirty one must also leave
+// t.dirty (its bytes leave dirtyBytes here).
 func (t *StateTable) forget(e *stEntry) {
 	if e.gone {
 		return
 	}
-	e.gone = true
 	if e.inTree {
 		e.inTree = false
-		t.overlay.Delete(e.key)
+		t.overlay.Delete(e.id)
 	}
-	if !e.inOverlay && (e.prev != nil || e.next != nil || t.lruHead == e) {
+	if !e.inOverlay && t.inLRU(e) {
 		t.lruRemove(e)
 	}
-	if !t.dropClean && t.entries[e.key] == e {
-		delete(t.entries, e.key)
+	if !t.dropClean && t.index.get(&t.slab, e.key(), e.tag) == e {
+		t.index.del(e)
 	}
-	e.flushEpoch = 0
-	e.dirty = false
+	if e.dirty {
+		t.dirtyBytes -= e.size
+	}
 	t.bytes -= e.size
 	t.addUsed(-e.size)
+	t.slab.release(e)
 }
 
 // hidden reports whether key (encoded, without the table's prefix) is

@@ -83,20 +83,28 @@ func (c *Cache) Used() int64 { return c.used.Load() }
 
 func (c *Cache) over() bool { return c.used.Load() > c.budget }
 
-// stEntry is one key of a state table held in memory: a row, or nil for a
-// key known to be absent (a deletion not yet durable, or a miss).
+// stEntry is one key of a state table held in memory: a row, or none for
+// a key known to be absent (a deletion not yet durable, or a miss). It
+// lives in its table's slab (entries.go) and links to other entries by
+// number, so that the collector follows at most its kv and row.
 type stEntry struct {
-	key string
-	row types.Row // nil: absent (or held encoded, in enc)
-	// enc is the row's value encoding in a table that holds its rows
-	// encoded (EncodeRows), where row is always nil; "" there: absent.
-	enc  string
+	// kv is the entry's key followed by, in a table that holds its rows
+	// encoded (EncodeRows), the row's value encoding (nothing: absent).
+	kv  string
+	row types.Row // nil: absent (or held encoded, in kv)
+	// size is the entry's bytes as the cache counts them.
 	size int64
 	// flushEpoch is the epoch whose batch holds the entry's last flushed
 	// value, until Committed reports that epoch durable; 0 otherwise.
 	flushEpoch uint64
 	seq        uint64 // cache generation at the last access
-	prev, next *stEntry
+	// klen is the key's length in kv.
+	klen int32
+	// id is the entry's number in the slab; prev and next its
+	// neighbours in the LRU list (noEntry: none).
+	id, prev, next int32
+	// tag is the key's hash in the index.
+	tag uint32
 
 	// dirty: written since the last Commit (in the open epoch).
 	dirty bool
@@ -106,7 +114,7 @@ type stEntry struct {
 	// inTree: the entry is in the overlay's B-tree.
 	inTree bool
 	// gone: the entry has left memory (evicted, spilled or dropped once
-	// durable); a stale reference in unsorted is skipped.
+	// durable); a stale reference in unsorted or flushed is skipped.
 	gone bool
 	// fresh: the key had no row when the entry was made (in a table
 	// held whole), and none of its writes has left memory since (into
@@ -115,12 +123,18 @@ type stEntry struct {
 	fresh bool
 }
 
+// key returns the entry's key (encoded, without the table's prefix).
+func (e *stEntry) key() string { return e.kv[:e.klen] }
+
+// enc returns the entry's row encoding in an encoded table ("": none).
+func (e *stEntry) enc() string { return e.kv[e.klen:] }
+
 // present reports whether the entry holds a row.
-func (e *stEntry) present() bool { return e.row != nil || e.enc != "" }
+func (e *stEntry) present() bool { return e.row != nil || int(e.klen) < len(e.kv) }
 
 // entryOverhead approximates the bytes of an entry besides its key and
 // row: the struct, its map slot and its B-tree or list links.
-const entryOverhead = int64(unsafe.Sizeof(stEntry{})) + 48
+const entryOverhead = int64(unsafe.Sizeof(stEntry{})) + 24
 
 var datumSize = int64(unsafe.Sizeof(types.Datum{}))
 
@@ -163,7 +177,10 @@ type StateTable struct {
 	// cstats counts this table's cache hits, misses and evictions.
 	cstats *TableCacheStats
 
-	entries map[string]*stEntry
+	// slab holds the entries; index finds those of a key (all but a
+	// DropClean table's, which go by no index).
+	slab  entrySlab
+	index entryIndex
 	// The overlay is the entries not yet durable (dirty or flushed into a
 	// batch that has not committed), which iteration merges over Pebble:
 	// those in the B-tree overlay, in key order, and those in unsorted,
@@ -172,12 +189,15 @@ type StateTable struct {
 	// written and never scanned (most) never sort anything. unsorted may
 	// also hold entries that have left the overlay since (skipped, and
 	// pruned at Committed).
-	overlay  *btreemap.BTreeMap[string, *stEntry]
+	// The B-tree orders entry numbers by their keys; the numbers
+	// probeLo and probeHi stand for the keys in probe, to search by.
+	overlay  *btreemap.BTreeMap[int32, struct{}]
+	probe    [2]string
 	unsorted []*stEntry
 	dirty    []*stEntry
 	flushed  []*stEntry
 	// lruHead is the most recently used clean entry; lruTail the least.
-	lruHead, lruTail *stEntry
+	lruHead, lruTail int32
 	bytes            int64
 	// dropClean: entries leave memory once durable (DropClean).
 	dropClean bool
@@ -226,8 +246,9 @@ type StateTable struct {
 	kbuf []byte
 	// sbuf and ebuf are AppendRows' scratch for encoded bounds.
 	sbuf, ebuf []byte
-	// vbuf is the scratch of an encoded table's row encodings.
-	vbuf []byte
+	// vbuf is the scratch of an encoded table's row encodings, kvbuf
+	// of an entry's key and encoding.
+	vbuf, kvbuf []byte
 	// The last lookup or write: when lastOK holds, the key lkey has the
 	// entry last (nil: none), so that a write after a read or a write of
 	// the same key (an aggregation's read-modify-write, a join side's
@@ -242,7 +263,7 @@ type StateTable struct {
 // keyTypes and rows of valueTypes, whose clean entries count against
 // cache.
 func NewStateTable(db *DB, tableID uint32, keyTypes, valueTypes []types.T, cache *Cache) *StateTable {
-	return &StateTable{
+	t := &StateTable{
 		db:         db,
 		id:         tableID,
 		prefix:     TablePrefix(tableID),
@@ -251,9 +272,45 @@ func NewStateTable(db *DB, tableID uint32, keyTypes, valueTypes []types.T, cache
 		valueTypes: valueTypes,
 		cache:      cache,
 		cstats:     cache.TableStats(tableID),
-		entries:    map[string]*stEntry{},
-		overlay:    btreemap.New[string, *stEntry](16, strings.Compare),
+		index:      newEntryIndex(),
+		lruHead:    noEntry,
+		lruTail:    noEntry,
 	}
+	t.overlay = btreemap.New[int32, struct{}](16, t.compareEntries)
+	return t
+}
+
+// probeLo and probeHi are the entry numbers that stand for t.probe[0]
+// and t.probe[1] in the overlay's B-tree: the bounds and keys it is
+// searched by.
+const (
+	probeLo int32 = -1 - iota
+	probeHi
+)
+
+// treeKey returns the key of entry number id, or of a probe.
+func (t *StateTable) treeKey(id int32) string {
+	if id < 0 {
+		return t.probe[-1-id]
+	}
+	return t.slab.at(id).key()
+}
+
+// compareEntries orders entry numbers by their keys.
+func (t *StateTable) compareEntries(a, b int32) int {
+	return strings.Compare(t.treeKey(a), t.treeKey(b))
+}
+
+// ge returns the lower bound key >= k of the B-tree.
+func (t *StateTable) ge(k string) btreemap.LowerBound[int32] {
+	t.probe[0] = k
+	return btreemap.GE(probeLo)
+}
+
+// lt returns the upper bound key < k of the B-tree.
+func (t *StateTable) lt(k string) btreemap.UpperBound[int32] {
+	t.probe[1] = k
+	return btreemap.LT(probeHi)
 }
 
 // SetDesc sets which key columns sort descending (for TopN on ORDER BY
@@ -318,7 +375,7 @@ func (t *StateTable) Exclusive() error {
 	if err := it.Close(); err != nil {
 		return pgerr.Wrap(pgerr.IOError, err, "reading state table")
 	}
-	t.whole = empty && len(t.entries) == 0 && len(t.layers()) == 0
+	t.whole = empty && t.index.len() == 0 && len(t.layers()) == 0
 	return nil
 }
 
@@ -333,7 +390,7 @@ func (t *StateTable) DirtyLen() int { return len(t.dirty) }
 
 // Entries returns the number of keys the table holds in memory: its
 // rows there, and the deletions and misses it has not forgotten yet.
-func (t *StateTable) Entries() int { return len(t.entries) }
+func (t *StateTable) Entries() int { return t.index.len() }
 
 // Writes returns the number of writes the table has taken (each Insert,
 // Update and Delete, each row of a DeletePrefix, each DeleteBefore): a
@@ -357,8 +414,9 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 	if t.dropClean {
 		// Not yet durable writes are found in the overlay only.
 		t.sortOverlay()
-		if _, e, ok := t.overlay.Get(string(t.kbuf)); ok {
-			row, err := t.rowOf(e)
+		t.probe[0] = bytesView(t.kbuf)
+		if id, _, ok := t.overlay.Get(probeLo); ok {
+			row, err := t.rowOf(t.slab.at(id))
 			return row, row != nil, err
 		}
 		if t.hidden(t.kbuf) {
@@ -391,19 +449,23 @@ func (t *StateTable) GetCols(dst types.Row, key types.Row, want []bool) (types.R
 func (t *StateTable) getCached(dst types.Row, want []bool) (types.Row, bool, error) {
 	t.lkey = append(t.lkey[:0], t.kbuf...)
 	t.last, t.lastOK = nil, true
-	if e, ok := t.entries[string(t.kbuf)]; ok {
+	tag := t.index.tag(bytesView(t.kbuf))
+	if e := t.index.get(&t.slab, bytesView(t.kbuf), tag); e != nil {
 		t.cstats.Hits.Add(1)
 		t.touch(e)
+		t.last = e
+		// The entry's row or encoding is taken before any eviction,
+		// which may give the entry's slot back.
+		row, enc := e.row, e.enc()
 		if t.cache.over() {
 			// Another table raised the pressure: give back idle entries.
 			t.maybeEvict()
 		}
-		t.last = e
-		if e.enc != "" {
-			row, err := t.decode(dst, e.enc, want)
+		if enc != "" {
+			row, err := t.decode(dst, enc, want)
 			return row, err == nil, err
 		}
-		return e.row, e.row != nil, nil
+		return row, row != nil, nil
 	}
 	t.cstats.Misses.Add(1)
 	if t.whole || (t.left != nil && !t.left.mayContain(t.kbuf)) {
@@ -426,7 +488,7 @@ func (t *StateTable) getCached(dst types.Row, want []bool) (types.Row, bool, err
 	ok = row != nil
 	// Misses are cached too: a hash aggregation looks up every new group
 	// once before inserting it.
-	e := t.newEntry(string(t.kbuf), row)
+	e := t.newEntry(tag, row)
 	t.lruPush(e)
 	t.maybeEvict()
 	t.last = e
@@ -445,10 +507,10 @@ func (t *StateTable) decode(dst types.Row, enc string, want []bool) (types.Row, 
 // rowOf returns the row an entry holds (nil: none), decoding it in an
 // encoded table.
 func (t *StateTable) rowOf(e *stEntry) (types.Row, error) {
-	if e.enc == "" {
-		return e.row, nil
+	if enc := e.enc(); enc != "" {
+		return t.decode(nil, enc, nil)
 	}
-	return t.decode(nil, e.enc, nil)
+	return e.row, nil
 }
 
 // Insert sets the row of key in the open epoch. It is Update under
@@ -471,14 +533,14 @@ func (t *StateTable) DeletePrefix(prefix types.Row) error {
 	if t.whole && !t.dropClean {
 		// Every row is in the B-tree: its keys, without an iterator.
 		t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
-		hi := btreemap.Max[string]()
+		hi := btreemap.Max[int32]()
 		if end := prefixEnd(t.sbuf); end != nil {
-			hi = btreemap.LT(string(end))
+			hi = t.lt(string(end))
 		}
 		t.sortOverlay()
-		t.overlay.AscendFunc(btreemap.GE(string(t.sbuf)), hi, func(k string, e *stEntry) bool {
-			if e.present() {
-				keys = append(keys, k)
+		t.overlay.AscendFunc(t.ge(string(t.sbuf)), hi, func(id int32, _ struct{}) bool {
+			if e := t.slab.at(id); e.present() {
+				keys = append(keys, e.key())
 			}
 			return true
 		})
@@ -524,16 +586,18 @@ func (t *StateTable) set(key, row types.Row) {
 // setEncoded sets the row of the key encoded in t.kbuf.
 func (t *StateTable) setEncoded(row types.Row) {
 	t.writes++
-	enc := ""
+	var enc []byte
 	if t.encoded && row != nil {
 		t.vbuf = types.AppendRow(t.vbuf[:0], row, t.valueTypes)
-		enc, row = string(t.vbuf), nil
+		enc, row = t.vbuf, nil
 	}
 	if t.dropClean {
 		// Each write is an entry of its own, found by no index: the
 		// overlay's sort, and Commit writing the epoch's entries in
 		// order, let the last write of a key win.
-		e := &stEntry{key: string(t.kbuf), row: row, enc: enc, seq: t.cache.gen.Load(), dirty: true, inOverlay: true}
+		e := t.slab.alloc()
+		t.setKV(e, t.kbuf, enc)
+		e.row, e.seq, e.dirty, e.inOverlay = row, t.cache.gen.Load(), true, true
 		t.account(e)
 		t.dirty = append(t.dirty, e)
 		t.dirtyBytes += e.size
@@ -545,16 +609,18 @@ func (t *StateTable) setEncoded(row types.Row) {
 		return
 	}
 	var e *stEntry
-	ok := false
-	if t.lastOK && (t.last == nil || !t.last.gone) && string(t.lkey) == string(t.kbuf) {
-		// Read just before: the entry (or its absence) is known.
-		e, ok = t.last, t.last != nil
+	if t.lastOK && string(t.lkey) == string(t.kbuf) &&
+		(t.last == nil || (!t.last.gone && t.last.key() == string(t.kbuf))) {
+		// Read just before: the entry (or its absence) is known. (An
+		// entry that left memory since may have given its slot to
+		// another key.)
+		e = t.last
 	} else {
-		e, ok = t.entries[string(t.kbuf)]
+		e = t.index.get(&t.slab, bytesView(t.kbuf), t.index.tag(bytesView(t.kbuf)))
 	}
 	t.lastOK = false
-	if !ok {
-		e = t.newEntry(string(t.kbuf), nil)
+	if e == nil {
+		e = t.newEntry(t.index.tag(bytesView(t.kbuf)), nil)
 		// A whole table holds every row: the key has none.
 		e.fresh = t.whole
 	} else if !e.inOverlay {
@@ -564,8 +630,12 @@ func (t *StateTable) setEncoded(row types.Row) {
 		e.inOverlay = true
 		t.unsorted = append(t.unsorted, e)
 	}
-	t.resize(e, row, enc)
-	e.row, e.enc = row, enc
+	t.resize(e, row, len(enc))
+	if len(enc) != 0 || int(e.klen) < len(e.kv) {
+		// A new encoding, or none after one: the old one is let go.
+		t.setKV(e, t.kbuf, enc)
+	}
+	e.row = row
 	e.seq = t.cache.gen.Load()
 	if !e.dirty {
 		e.dirty = true
@@ -580,6 +650,12 @@ func (t *StateTable) setEncoded(row types.Row) {
 		t.maybeEvict()
 		t.maybeSpill()
 	}
+}
+
+// setKV sets e's key and encoding (none: empty), in one string.
+func (t *StateTable) setKV(e *stEntry, key, enc []byte) {
+	t.kvbuf = append(append(t.kvbuf[:0], key...), enc...)
+	e.kv, e.klen = string(t.kvbuf), int32(len(key))
 }
 
 // maybeSpill flushes the dirty entries early when the cache is over its
@@ -642,7 +718,8 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 	for _, e := range t.dirty {
 		// Pebble copies keys and values into the batch.
 		k := append(t.kbuf[:0], t.prefix...)
-		k = append(k, e.key...)
+		k = append(k, e.key()...)
+		enc := e.enc()
 		var err error
 		switch {
 		case !e.present() && e.fresh:
@@ -650,9 +727,9 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 			// row a top-N window pushed out at the barrier that
 			// brought it in): a tombstone would only cost Pebble
 			// writes and compactions.
-		case e.enc != "":
+		case enc != "":
 			e.fresh = false
-			b.buf = append(b.buf[:0], e.enc...)
+			b.buf = append(b.buf[:0], enc...)
 			err = b.b.Set(k, b.buf, nil)
 		case e.row == nil:
 			err = b.b.Delete(k, nil)
@@ -704,7 +781,7 @@ func (t *StateTable) Committed(epoch uint64) {
 				e.inOverlay = false
 				if e.inTree && !t.whole {
 					e.inTree = false
-					t.overlay.Delete(e.key)
+					t.overlay.Delete(e.id)
 				}
 				if t.dropClean || (t.whole && !e.present()) {
 					// A whole table answers "no row" for a key without an
@@ -759,8 +836,8 @@ func (t *StateTable) sortOverlay() {
 	for _, e := range t.unsorted {
 		if t.inMemTree(e) && !e.inTree {
 			e.inTree = true
-			if _, old, replaced := t.overlay.ReplaceOrInsert(e.key, e); replaced && old != e {
-				old.inTree = false
+			if old, _, replaced := t.overlay.ReplaceOrInsert(e.id, struct{}{}); replaced && old != e.id {
+				t.slab.at(old).inTree = false
 			}
 		}
 	}
@@ -804,12 +881,12 @@ func (t *StateTable) AppendRows(dst []types.Row, prefix types.Row) ([]types.Row,
 	// of a join side is one call, and nothing the walk does writes
 	// them.
 	t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
-	hi := btreemap.Max[string]()
+	hi := btreemap.Max[int32]()
 	var ok bool
 	if t.ebuf, ok = appendPrefixEnd(t.ebuf[:0], t.sbuf); ok {
-		hi = btreemap.LT(bytesView(t.ebuf))
+		hi = t.lt(bytesView(t.ebuf))
 	}
-	return t.appendTree(dst, btreemap.GE(bytesView(t.sbuf)), hi)
+	return t.appendTree(dst, t.ge(bytesView(t.sbuf)), hi)
 }
 
 // bytesView returns b as a string without copying it; b must not change
@@ -822,13 +899,13 @@ func (t *StateTable) AppendRange(dst []types.Row, lo, hi types.Row) ([]types.Row
 	if !t.whole || t.dropClean {
 		return appendAll(dst, t.IterRange(lo, hi, false))
 	}
-	hiB := btreemap.Max[string]()
+	hiB := btreemap.Max[int32]()
 	if hi != nil {
 		t.sbuf = t.EncodeKey(t.sbuf[:0], hi)
-		hiB = btreemap.LT(string(t.sbuf))
+		hiB = t.lt(string(t.sbuf))
 	}
 	t.sbuf = t.EncodeKey(t.sbuf[:0], lo)
-	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hiB)
+	return t.appendTree(dst, t.ge(string(t.sbuf)), hiB)
 }
 
 // Scan calls fn with the key (encoded, without the table's prefix) and
@@ -852,13 +929,14 @@ func (t *StateTable) Scan(prefix types.Row, fn func(key string, row types.Row) b
 		}
 	}
 	t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
-	hi := btreemap.Max[string]()
+	hi := btreemap.Max[int32]()
 	if end := prefixEnd(t.sbuf); end != nil {
-		hi = btreemap.LT(string(end))
+		hi = t.lt(string(end))
 	}
 	t.sortOverlay()
 	var err error
-	t.overlay.AscendFunc(btreemap.GE(string(t.sbuf)), hi, func(k string, e *stEntry) bool {
+	t.overlay.AscendFunc(t.ge(string(t.sbuf)), hi, func(id int32, _ struct{}) bool {
+		e := t.slab.at(id)
 		if !e.present() {
 			return true
 		}
@@ -866,18 +944,18 @@ func (t *StateTable) Scan(prefix types.Row, fn func(key string, row types.Row) b
 		if row, err = t.rowOf(e); err != nil {
 			return false
 		}
-		return fn(k, row)
+		return fn(e.key(), row)
 	})
 	return err
 }
 
 // appendTree appends the rows of the B-tree between lo and hi to dst: in
 // a table held whole, all its rows.
-func (t *StateTable) appendTree(dst []types.Row, lo btreemap.LowerBound[string], hi btreemap.UpperBound[string]) ([]types.Row, error) {
+func (t *StateTable) appendTree(dst []types.Row, lo btreemap.LowerBound[int32], hi btreemap.UpperBound[int32]) ([]types.Row, error) {
 	t.sortOverlay()
 	var err error
-	t.overlay.AscendFunc(lo, hi, func(_ string, e *stEntry) bool {
-		if e.present() {
+	t.overlay.AscendFunc(lo, hi, func(id int32, _ struct{}) bool {
+		if e := t.slab.at(id); e.present() {
 			var row types.Row
 			row, err = t.rowOf(e)
 			dst = append(dst, row)
@@ -903,17 +981,18 @@ func appendAll(dst []types.Row, it RowIter) ([]types.Row, error) {
 func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 	it := &stateIter{reverse: reverse, prefix: len(t.prefix), ts: t.valueTypes, keep: t.keep}
 	t.sortOverlay()
-	loB := btreemap.GE(string(lo))
-	hiB := btreemap.Max[string]()
+	loB := t.ge(string(lo))
+	hiB := btreemap.Max[int32]()
 	if hiFull != nil && bytes.HasPrefix(hiFull, t.prefix) {
-		hiB = btreemap.LT(string(hiFull[len(t.prefix):]))
+		hiB = t.lt(string(hiFull[len(t.prefix):]))
 	}
-	collect := func(k string, e *stEntry) bool {
-		it.ovl = append(it.ovl, ovlRow{key: k, row: e.row, enc: e.enc})
+	collect := func(id int32, _ struct{}) bool {
+		e := t.slab.at(id)
+		it.ovl = append(it.ovl, ovlRow{key: e.key(), row: e.row, enc: e.enc()})
 		return true
 	}
 	if reverse {
-		t.overlay.DescendFunc(btreemap.UpperBound[string](hiB), btreemap.LowerBound[string](loB), collect)
+		t.overlay.DescendFunc(hiB, loB, collect)
 	} else {
 		t.overlay.AscendFunc(loB, hiB, collect)
 	}
@@ -1060,15 +1139,19 @@ func (s *stateIter) Close() {
 	s.done = true
 }
 
-// newEntry adds an entry for key to the map (the caller puts it in the
-// overlay or the LRU list) and accounts its bytes.
-func (t *StateTable) newEntry(key string, row types.Row) *stEntry {
-	e := &stEntry{key: key, row: row, seq: t.cache.gen.Load()}
+// newEntry adds an entry for the key in t.kbuf, whose hash in the
+// index is tag, to the index (the caller puts it in the overlay or the
+// LRU list) and accounts its bytes.
+func (t *StateTable) newEntry(tag uint32, row types.Row) *stEntry {
+	e := t.slab.alloc()
+	var enc []byte
 	if t.encoded && row != nil {
-		e.enc = string(types.AppendRow(t.vbuf[:0], row, t.valueTypes))
-		e.row = nil
+		t.vbuf = types.AppendRow(t.vbuf[:0], row, t.valueTypes)
+		enc, row = t.vbuf, nil
 	}
-	t.entries[key] = e
+	t.setKV(e, t.kbuf, enc)
+	e.row, e.seq, e.tag = row, t.cache.gen.Load(), tag
+	t.index.put(e)
 	t.account(e)
 	return e
 }
@@ -1076,7 +1159,7 @@ func (t *StateTable) newEntry(key string, row types.Row) *stEntry {
 // account sizes a new entry and adds its bytes to the table's and the
 // cache's.
 func (t *StateTable) account(e *stEntry) {
-	e.size = entryOverhead + int64(len(e.key)) + rowSize(e.row) + int64(len(e.enc))
+	e.size = entryOverhead + int64(len(e.kv)) + rowSize(e.row)
 	t.bytes += e.size
 	t.addUsed(e.size)
 }
@@ -1098,8 +1181,8 @@ func (t *StateTable) flushUsed() {
 	}
 }
 
-func (t *StateTable) resize(e *stEntry, row types.Row, enc string) {
-	n := entryOverhead + int64(len(e.key)) + rowSize(row) + int64(len(enc))
+func (t *StateTable) resize(e *stEntry, row types.Row, encLen int) {
+	n := entryOverhead + int64(e.klen) + rowSize(row) + int64(encLen)
 	if d := n - e.size; d != 0 {
 		e.size = n
 		t.bytes += d
@@ -1114,34 +1197,39 @@ func (t *StateTable) resize(e *stEntry, row types.Row, enc string) {
 // entry and is stamped with the cache's generation.
 func (t *StateTable) touch(e *stEntry) {
 	e.seq = t.cache.gen.Load()
-	if !e.inOverlay && t.lruHead != e {
+	if !e.inOverlay && t.lruHead != e.id {
 		t.lruRemove(e)
 		t.lruPush(e)
 	}
 }
 
 func (t *StateTable) lruPush(e *stEntry) {
-	e.prev, e.next = nil, t.lruHead
-	if t.lruHead != nil {
-		t.lruHead.prev = e
+	e.prev, e.next = noEntry, t.lruHead
+	if t.lruHead != noEntry {
+		t.slab.at(t.lruHead).prev = e.id
 	} else {
-		t.lruTail = e
+		t.lruTail = e.id
 	}
-	t.lruHead = e
+	t.lruHead = e.id
 }
 
 func (t *StateTable) lruRemove(e *stEntry) {
-	if e.prev != nil {
-		e.prev.next = e.next
+	if e.prev != noEntry {
+		t.slab.at(e.prev).next = e.next
 	} else {
 		t.lruHead = e.next
 	}
-	if e.next != nil {
-		e.next.prev = e.prev
+	if e.next != noEntry {
+		t.slab.at(e.next).prev = e.prev
 	} else {
 		t.lruTail = e.prev
 	}
-	e.prev, e.next = nil, nil
+	e.prev, e.next = noEntry, noEntry
+}
+
+// inLRU reports whether e is in the LRU list.
+func (t *StateTable) inLRU(e *stEntry) bool {
+	return e.prev != noEntry || e.next != noEntry || t.lruHead == e.id
 }
 
 func (t *StateTable) evict(e *stEntry) {
@@ -1150,29 +1238,30 @@ func (t *StateTable) evict(e *stEntry) {
 	t.drop(e)
 }
 
-// drop forgets an entry that is in neither the overlay nor the LRU list.
-// Its row, if any, is then in Pebble only (or a spill area): the table
-// is no longer whole, and a table that was remembers the key in left.
-// An entry without a row leaves nothing behind.
+// drop forgets an entry that is in neither the overlay nor the LRU list,
+// and gives its slot back. Its row, if any, is then in Pebble only (or a
+// spill area): the table is no longer whole, and a table that was
+// remembers the key in left. An entry without a row leaves nothing
+// behind.
 func (t *StateTable) drop(e *stEntry) {
 	if e.present() {
 		if t.whole {
 			t.whole = false
 			t.left = newKeyFilter()
 		}
-		t.remember(e.key)
+		t.remember(e.key())
 	}
-	e.gone = true
 	if e.inTree {
 		// A clean entry of a whole table.
 		e.inTree = false
-		t.overlay.Delete(e.key)
+		t.overlay.Delete(e.id)
 	}
 	if !t.dropClean {
-		delete(t.entries, e.key)
+		t.index.del(e)
 	}
 	t.bytes -= e.size
 	t.cache.used.Add(-e.size)
+	t.slab.release(e)
 }
 
 // remember adds the key of a row leaving memory to left. A new filter
@@ -1216,15 +1305,15 @@ func (t *StateTable) maybeEvict() {
 		return
 	}
 	gen := t.cache.gen.Load()
-	for t.lruTail != nil && t.lruTail.seq < gen && t.cache.over() {
-		t.evict(t.lruTail)
+	for t.lruTail != noEntry && t.slab.at(t.lruTail).seq < gen && t.cache.over() {
+		t.evict(t.slab.at(t.lruTail))
 	}
 	if !t.cache.over() {
 		return
 	}
 	t.cache.gen.Add(1)
-	for t.lruTail != nil && t.cache.over() {
-		t.evict(t.lruTail)
+	for t.lruTail != noEntry && t.cache.over() {
+		t.evict(t.slab.at(t.lruTail))
 	}
 }
 

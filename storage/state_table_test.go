@@ -277,6 +277,11 @@ func testStateTableModel(t *testing.T, budget int64) {
 		st, m := tables[i], models[i]
 		g, x := int64(rng.IntN(4)), int64(rng.IntN(12))
 		k := [2]int64{g, x}
+		for _, st := range tables {
+			if err := st.verifyIndex(); err != nil {
+				t.Fatalf("step %d table %d: %v", step, st.ID(), err)
+			}
+		}
 		switch op := rng.IntN(100); {
 		case op < 45:
 			want, ok := m[k]
@@ -574,7 +579,7 @@ func TestStateTableExclusive(t *testing.T) {
 	if got := stDump(t, st.Iter(nil, false)); got != "1/1=a" {
 		t.Fatalf("scan after the deletion = %s", got)
 	}
-	if n, m := st.overlay.Len(), len(st.entries); n != 1 || m != 1 {
+	if n, m := st.overlay.Len(), st.index.len(); n != 1 || m != 1 {
 		t.Fatalf("after deleting one of two rows: %d entries in the tree, %d in the map, want 1 and 1", n, m)
 	}
 	// A row written around the table is not seen by Get: the proof that
