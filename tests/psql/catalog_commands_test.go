@@ -45,6 +45,10 @@ var catalogCommandCases = []struct {
 	// Kafka's.
 	{`\des`, "List of foreign servers", "Name | Owner | Foreign-data wrapper",
 		[]string{"kafka | root | kafka", "nexmark | root | nexmark", "datagen | root | datagen", "(3 rows)"}},
+	// A connector has no handler or validator function: OID 0, which
+	// regproc prints as "-".
+	{`\dew`, "List of foreign-data wrappers", "Name | Owner | Handler | Validator",
+		[]string{"kafka | root | - | -", "nexmark | root | - | -", "datagen | root | - | -", "(3 rows)"}},
 	{`\det`, "List of foreign tables", "Schema | Table | Server",
 		[]string{"public | bids | nexmark", "public | gen | datagen", "public | k | kafka", "(3 rows)"}},
 	{`\d bids`, `Foreign table "public.bids"`, "Column | Type | Collation | Nullable | Default | FDW options",
