@@ -377,7 +377,7 @@ func (s *kafkaSource) Close() {
 // openSource implements stream.OpenSourceFunc.
 func (e *Engine) openSource(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSource, positions map[int32]int64) (stream.SourceReader, error) {
 	if generatorOf(n.Rel.With) != "" {
-		return e.openGenerator(n, positions)
+		return e.openGenerator(actx, n, positions)
 	}
 	cfg, l, err := e.sourceConfig(n.Rel, positions)
 	if err != nil {
@@ -663,11 +663,35 @@ type connectors struct {
 	sinks   map[uint32]*sinkInfo
 	// stats counts each running reader's records (monitoring).
 	stats map[*kafka.SourceReader]*sourceStats
+	// gens counts each running generator reader's rows (nexmark,
+	// datagen), by source and job, as stats counts a Kafka reader's.
+	gens map[uint32]map[types.JobID]*sourceStats
 }
 
 func newConnectors() *connectors {
 	return &connectors{readers: map[uint32]map[types.JobID]*kafka.SourceReader{}, sinks: map[uint32]*sinkInfo{},
-		stats: map[*kafka.SourceReader]*sourceStats{}}
+		stats: map[*kafka.SourceReader]*sourceStats{}, gens: map[uint32]map[types.JobID]*sourceStats{}}
+}
+
+// addGenerator registers the generator reader of source rel that job
+// starts, and returns the function unregistering it and its counts.
+func (c *connectors) addGenerator(rel uint32, job types.JobID) (func(), *sourceStats) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.gens[rel]
+	if m == nil {
+		m = map[types.JobID]*sourceStats{}
+		c.gens[rel] = m
+	}
+	st := &sourceStats{}
+	m[job] = st
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.gens[rel][job] == st {
+			delete(c.gens[rel], job)
+		}
+	}, st
 }
 
 func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReader) (func(), *sourceStats) {

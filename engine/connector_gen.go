@@ -309,6 +309,11 @@ type genSource struct {
 	g     generator
 	stats *genStats
 	done  bool
+	// parts counts the rows generated per split and holds the splits'
+	// positions, as a Kafka reader's (weir.source_partitions); unreg
+	// unregisters them.
+	parts *sourceStats
+	unreg func()
 }
 
 // Poll implements stream.SourceReader: it waits as the generator's
@@ -326,6 +331,14 @@ func (s *genSource) Poll(ctx context.Context, max int) (stream.SourceBatch, erro
 		}
 	}
 	c, parts, pos := s.g.next(max)
+	var records map[int32]int64
+	if len(parts) > 0 {
+		records = map[int32]int64{}
+		for _, p := range parts {
+			records[p]++
+		}
+	}
+	s.parts.add(records, nil, nil, pos)
 	if c == nil {
 		if !s.done {
 			s.done = true
@@ -340,6 +353,7 @@ func (s *genSource) Poll(ctx context.Context, max int) (stream.SourceBatch, erro
 
 // Close implements stream.SourceReader.
 func (s *genSource) Close() {
+	s.unreg()
 	s.stats.readers.Add(-1)
 	if s.done {
 		s.stats.exhausted.Add(-1)
@@ -370,7 +384,7 @@ func (e *Engine) GeneratorStats() GeneratorStats {
 }
 
 // openGenerator implements stream.OpenSourceFunc for the generators.
-func (e *Engine) openGenerator(n *planner.StreamSource, positions map[int32]int64) (stream.SourceReader, error) {
+func (e *Engine) openGenerator(actx *stream.ActorContext, n *planner.StreamSource, positions map[int32]int64) (stream.SourceReader, error) {
 	if positions == nil {
 		positions = map[int32]int64{}
 	}
@@ -379,7 +393,9 @@ func (e *Engine) openGenerator(n *planner.StreamSource, positions map[int32]int6
 		return nil, err
 	}
 	e.gen.readers.Add(1)
-	return &genSource{g: g, stats: &e.gen}, nil
+	s := &genSource{g: g, stats: &e.gen}
+	s.unreg, s.parts = e.conns.addGenerator(n.Rel.ID, actx.Job)
+	return s, nil
 }
 
 // blackholeSink is a stream.SinkWriter that discards its rows (RisingWave's

@@ -267,3 +267,39 @@ func TestBlackholeSinkCounts(t *testing.T) {
 	mustRun(t, s, "DELETE FROM t WHERE id = 5")
 	waitRows(t, s, q, "bh 8 t", "bp 7 t")
 }
+
+// TestGeneratorSourcePartitions: weir.source_partitions shows a
+// generator's splits as a Kafka source's partitions, with the index of
+// the split's next event (or row) as the position and the rows the
+// reader generated as records. Split s of n reads the events (rows) of
+// index s, s+n, s+2n, ... of the source's kind; the expected figures are
+// computed from that and from the generator's event numbering.
+func TestGeneratorSourcePartitions(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, bidSource("bid", 10000, 0, ""))
+	mustRun(t, s, "CREATE MATERIALIZED VIEW bids AS SELECT count(*) AS n FROM bid")
+	mustRun(t, s, `CREATE TABLE d (id int) WITH (connector = 'datagen', fields.id.kind = 'sequence',
+		fields.id.start = '1', fields.id.end = '10', datagen.rows.per.second = '0', datagen.split.num = '2')`)
+	bids, _ := bidTotals(10000)
+	waitRows(t, s, "SELECT n FROM bids", fmt.Sprint(bids))
+	waitRows(t, s, "SELECT count(*) FROM d", "10")
+
+	// want lists, per split of n, "partition position committed_position
+	// high_watermark lag records bytes" once the generator is exhausted
+	// at count rows and committed.
+	want := func(count int64, n int) []string {
+		var rows []string
+		for s := range int64(n) {
+			records := (count - s + int64(n) - 1) / int64(n)
+			next := s + records*int64(n)
+			rows = append(rows, fmt.Sprintf("%d %d %d NULL NULL %d 0", s, next, next, records))
+		}
+		return rows
+	}
+	const cols = `"partition", position, committed_position, high_watermark, lag, records, bytes`
+	waitRows(t, s, "SELECT "+cols+" FROM weir.source_partitions WHERE source = 'bid' AND job = 'bids' ORDER BY 1", want(bids, 3)...)
+	waitRows(t, s, "SELECT "+cols+" FROM weir.source_partitions WHERE source = 'd' AND job = 'd' ORDER BY 1", want(10, 2)...)
+	wantRows(t, s, "SELECT name, partitions, lag FROM weir.sources ORDER BY name", "bid 3 NULL", "d 2 NULL")
+}

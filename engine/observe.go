@@ -517,13 +517,20 @@ func (e *Engine) sourcePartitions(ctx context.Context) []sourcePartition {
 			readers[[2]uint32{rel, uint32(job)}] = reader{stats: c.stats[r], hwm: r.HighWatermarks}
 		}
 	}
+	// A generator has no high watermarks: it makes its rows as it is
+	// read.
+	for rel, byJob := range c.gens {
+		for job, st := range byJob {
+			readers[[2]uint32{rel, uint32(job)}] = reader{stats: st}
+		}
+	}
 	c.mu.Unlock()
 	// hwmOf asks a reader of source rel for the topic's high watermarks;
 	// while none runs (its jobs are being rebuilt), the last answer
 	// stands.
 	hwmOf := func(rel uint32) map[int32]int64 {
 		for k, r := range readers {
-			if k[0] != rel {
+			if k[0] != rel || r.hwm == nil {
 				continue
 			}
 			cctx, cancel := context.WithTimeout(ctx, hwmTimeout)

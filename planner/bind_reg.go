@@ -313,8 +313,13 @@ func (b *binder) regOutText(reg string, oid uint32) string {
 
 // RegOutText prints oid as the output function of reg prints it
 // ("regproc", "regprocedure", "regnamespace", "regrole"), names looked up
-// in cat: the object's name, or the number for an OID that names none.
+// in cat: the object's name, "-" for OID 0 (as the output functions
+// print InvalidOid: a catalog's "none", pg_foreign_data_wrapper's
+// fdwhandler say), or the number for an OID that names none.
 func RegOutText(cat Catalog, reg string, oid uint32) string {
+	if oid == 0 {
+		return "-"
+	}
 	switch reg {
 	case "regproc", "regprocedure":
 		if fc, ok := unpinned(cat).(UserFuncCatalog); ok {

@@ -133,13 +133,30 @@ func persistence(r *catalog.Relation) string {
 	return "p"
 }
 
-// oidKafkaServer is the pg_foreign_server row standing for the Kafka
-// connector (an OID below FirstUserOID, never a relation's).
-const oidKafkaServer = 16300
+// connectorServers are the source connectors as psql sees them: each is
+// a foreign-data wrapper with one server of its name (\des, \dew),
+// and a source is a foreign table of its connector's server (\det,
+// \d). The OIDs are below FirstUserOID, never a relation's.
+var connectorServers = []struct {
+	name            string
+	server, wrapper uint32
+}{
+	{"kafka", 16300, 16299},
+	{"nexmark", 16302, 16301},
+	{"datagen", 16304, 16303},
+}
 
-// oidKafkaWrapper is the pg_foreign_data_wrapper row of the Kafka
-// connector.
-const oidKafkaWrapper = 16299
+// serverOf returns the OID of the server of source r's connector (a
+// source names one of connectorServers; Kafka's when it names none).
+func serverOf(r *catalog.Relation) uint32 {
+	c := strings.ToLower(r.With["connector"])
+	for _, s := range connectorServers {
+		if s.name == c {
+			return s.server
+		}
+	}
+	return connectorServers[0].server
+}
 
 // oidCastBase is the first pg_cast OID, after pg_proc's and
 // pg_operator's (functions.ProcOIDBase).
@@ -493,23 +510,31 @@ func pgCatalogTables() []*table {
 		def("pg_catalog", "pg_shdescription", "objoid:oid classoid:oid description:text", empty),
 		def("pg_catalog", "pg_extension", "oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:bool extversion:text", empty),
 		// Sources appear as foreign tables of one server per connector
-		// (psql's \d prints "Server: kafka"); their options stay in weir's
-		// own views.
+		// (psql's \d prints "Server: kafka", \det lists them by
+		// server); their options stay in weir's own views.
 		def("pg_catalog", "pg_foreign_table", "ftrelid:oid ftserver:oid ftoptions:text[]", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range p.Catalog().All() {
 				if r.Kind == catalog.KindSource {
-					rows = append(rows, types.Row{vOid(r.OID), vOid(oidKafkaServer), null})
+					rows = append(rows, types.Row{vOid(r.OID), vOid(serverOf(r)), null})
 				}
 			}
 			return rows
 		}),
 		def("pg_catalog", "pg_foreign_server", "oid:oid srvname:name srvowner:oid srvfdw:oid srvtype:text srvversion:text srvacl:text[] srvoptions:text[]", func(p Provider) []types.Row {
-			return []types.Row{{vOid(oidKafkaServer), vStr("kafka"), vOid(oidRoot), vOid(oidKafkaWrapper), null, null, null, null}}
+			var rows []types.Row
+			for _, s := range connectorServers {
+				rows = append(rows, types.Row{vOid(s.server), vStr(s.name), vOid(oidRoot), vOid(s.wrapper), null, null, null, null})
+			}
+			return rows
 		}),
-		// The Kafka connector is the wrapper of its server (\des).
+		// Each connector is the wrapper of its server (\des, \dew).
 		def("pg_catalog", "pg_foreign_data_wrapper", "oid:oid fdwname:name fdwowner:oid fdwhandler:oid fdwvalidator:oid fdwacl:text[] fdwoptions:text[]", func(p Provider) []types.Row {
-			return []types.Row{{vOid(oidKafkaWrapper), vStr("kafka"), vOid(oidRoot), vOid(0), vOid(0), null, null}}
+			var rows []types.Row
+			for _, s := range connectorServers {
+				rows = append(rows, types.Row{vOid(s.wrapper), vStr(s.name), vOid(oidRoot), vOid(0), vOid(0), null, null})
+			}
+			return rows
 		}),
 		def("pg_catalog", "pg_partitioned_table", "partrelid:oid partstrat:char partnatts:int2", empty),
 		def("pg_catalog", "pg_sequence", "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 seqcache:int8 seqcycle:bool", func(p Provider) []types.Row {

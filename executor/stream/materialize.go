@@ -54,6 +54,9 @@ type Materialize struct {
 	name   string
 	// upsert: overwrite semantics (planner.StreamMaterialize.Upsert).
 	upsert bool
+	// changed: a chunk came since the last barrier (for the error point
+	// fault.BarrierError).
+	changed bool
 }
 
 var _ Operator = (*Materialize)(nil)
@@ -93,6 +96,7 @@ func (m *Materialize) Next(ctx context.Context) (types.Message, error) {
 		}
 		switch x := msg.(type) {
 		case *types.Chunk:
+			m.changed = true
 			if err := fault.Fail(fault.OperatorError, m.name); err != nil {
 				return nil, err
 			}
@@ -110,6 +114,12 @@ func (m *Materialize) Next(ctx context.Context) (types.Message, error) {
 				return nil, err
 			}
 		case types.Barrier:
+			if m.changed {
+				m.changed = false
+				if err := fault.Fail(fault.BarrierError, m.name); err != nil {
+					return nil, err
+				}
+			}
 			if err := m.states.Barrier(m.actx.WriteSet, x.Epoch.Prev, x.Epoch.Curr); err != nil {
 				return nil, err
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -21,9 +22,21 @@ import (
 //	WEIR_FAULT=stream.operator_error@v:3-     # every hit from the 3rd fails
 const (
 	// OperatorError is hit by Materialize for every chunk it writes, with
-	// the view's name as the scope.
+	// the view's name as the scope. A statement's changes reach the view
+	// as soon as the statement writes them, before the barrier that
+	// commits them is injected, so the failure may fall between
+	// checkpoints, failing none.
 	OperatorError = "stream.operator_error"
+	// BarrierError is hit by Materialize for every barrier that ends an
+	// epoch in which it was given changes, with the view's name as the
+	// scope, before the barrier's state is written. The failure falls
+	// while that barrier's checkpoint is in flight, so it fails that
+	// checkpoint, always.
+	BarrierError = "stream.barrier_error"
 )
+
+// errorPoints lists the error points.
+var errorPoints = []string{OperatorError, BarrierError}
 
 // ErrInjected is the error Fail returns (wrapped with the point).
 var ErrInjected = errors.New("injected fault")
@@ -41,7 +54,7 @@ type failSpec struct {
 // nil, nil when v names a crash point instead.
 func parseFailure(v string) (*failSpec, error) {
 	name, count, _ := strings.Cut(strings.TrimSpace(v), ":")
-	if base, _, _ := strings.Cut(name, "@"); base != OperatorError {
+	if base, _, _ := strings.Cut(name, "@"); !slices.Contains(errorPoints, base) {
 		return nil, nil
 	}
 	if !strings.Contains(name, "@") {

@@ -45,6 +45,9 @@ func TestFail(t *testing.T) {
 			t.Errorf("%s accepted", bad)
 		}
 	}
+	if f, err := parseFailure("stream.barrier_error@v:2"); err != nil || f == nil || f.point != BarrierError+"@v" || f.first != 2 {
+		t.Errorf("the barrier's error point: %+v %v", f, err)
+	}
 	if f, err := parseFailure("sink.after_precommit:2"); f != nil || err != nil {
 		t.Errorf("a crash point read as an error point: %v %v", f, err)
 	}

@@ -53,6 +53,9 @@ drop table rt;
 select a::regrole::text, a::regrole from (values ('root')) v(a);
 select a::regproc, a::regproc::text from (values ('now')) v(a);
 select n.oid::regnamespace from pg_namespace n where nspname = 'public';
+-- OID 0 prints as "-" (psql's \dew shows a wrapper without handler so).
+select 0::oid::regproc, 0::oid::regprocedure, 0::oid::regnamespace, 0::oid::regrole;
+select a::regproc, a::regnamespace, a::regproc::text from (values (0::oid)) v(a);
 -- information_schema.key_column_usage shows a role the columns of a
 -- table's UNIQUE constraints when it holds a privilege on the table.
 create role ec_kcu;

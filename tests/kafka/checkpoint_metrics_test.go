@@ -14,11 +14,16 @@ import (
 )
 
 // TestFailedCheckpointCounted makes one checkpoint fail and watches it
-// through the server's own outputs: the error point fails the first chunk
-// the view base materializes; base is read by another view and by a
-// sink, which would have to be rebuilt with it (it reads a table), so
-// its region cannot restart alone and its failure fails the checkpoint
-// in flight, which a recovery of every job follows. /metrics then counts one failed
+// through the server's own outputs: the error point fails the view base
+// at the barrier ending the first epoch that gave it changes (the
+// INSERT's), so the failure falls while that barrier's checkpoint is in
+// flight. (Failing the INSERT's chunk instead, stream.operator_error,
+// does not make that certain: the chunk reaches base before the barrier
+// the statement asks for is injected, and a failure between checkpoints
+// fails none.) base is read by another view and by a sink, which would
+// have to be rebuilt with it (it reads a table), so its region cannot
+// restart alone and its failure fails the checkpoint in flight, which a
+// recovery of every job follows. /metrics then counts one failed
 // checkpoint (and no timed-out one), weir.checkpoints shows it with its
 // reason, and later checkpoints succeed again with the views caught up.
 func TestFailedCheckpointCounted(t *testing.T) {
@@ -29,7 +34,7 @@ func TestFailedCheckpointCounted(t *testing.T) {
 	maddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	w := testenv.Start(t, testenv.Options{
 		Args: []string{"--metrics-listen", maddr},
-		Env:  []string{fault.EnvVar + "=" + fault.OperatorError + "@base:1"},
+		Env:  []string{fault.EnvVar + "=" + fault.BarrierError + "@base:1"},
 	})
 	conn := w.ConnString()
 	kafkatest.Exec(t, conn,
