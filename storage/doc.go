@@ -65,7 +65,12 @@
 // entries only. A table its operator declares the only writer of its
 // keyspace (Exclusive) and that starts empty holds every row in memory
 // until one is evicted: until then a key without an entry has no row,
-// and the table does not ask Pebble. From then on it remembers the keys
+// and the table does not ask Pebble. (A table's entries live in a slab
+// of fixed chunks, entries.go: each entry's key and encoding in one
+// string, found by an open-addressing index of integers and linked into
+// the LRU list and the overlay's B-tree by number, so that the garbage
+// collector follows one pointer per entry however many the state
+// holds.) From then on it remembers the keys
 // of the rows that leave memory in a Bloom filter that grows with them
 // (keyfilter.go, counted in the budget, all tables' filters a quarter
 // of it at most): a key without an entry that the filter does not hold
