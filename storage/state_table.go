@@ -214,6 +214,9 @@ type StateTable struct {
 	// unsorted, on their way into it) too, so that the tree holds every
 	// row and iterators read it alone, without Pebble.
 	whole bool
+	// readPrefix is the key columns AppendRows reads by (SetReadPrefix;
+	// 0: none).
+	readPrefix int
 	// left, once a table held whole lets a row go (whole no longer
 	// holds), holds the key of every row that left memory since: a key
 	// with neither an entry nor a place in left has no row, and Get
@@ -317,6 +320,36 @@ func (t *StateTable) lt(k string) btreemap.UpperBound[int32] {
 // ... DESC); it must be called before the table is used.
 func (t *StateTable) SetDesc(desc []bool) {
 	copy(t.desc, desc)
+}
+
+// SetReadPrefix declares that the table's reads of several rows go by
+// the first n key columns (AppendRows with a prefix of n columns: a join
+// side's rows of one join key). A table held whole that lets rows go
+// then keeps every row it still holds in its B-tree, and remembers the
+// n-column prefixes of the rows that leave along with their keys
+// (left): a prefix the filter does not hold has all its rows in memory,
+// and AppendRows reads them from the tree alone instead of merging a
+// Pebble iterator over every level with it (most probes of a large join
+// side, whose state no longer fits, are of keys with no row at all). It
+// must be called before the table is used.
+func (t *StateTable) SetReadPrefix(n int) {
+	if n > 0 && n <= len(t.keyTypes) {
+		t.readPrefix = n
+	}
+}
+
+// treeHoldsAll reports whether every entry the table holds in memory
+// belongs in its B-tree: the table is held whole, or its prefix reads
+// may be answered from the tree (SetReadPrefix).
+func (t *StateTable) treeHoldsAll() bool {
+	return t.whole || (t.readPrefix > 0 && t.left != nil)
+}
+
+// prefixInMemory reports whether every row of the prefix encoded in
+// t.sbuf, of n columns, is an entry in memory: the table was held whole
+// and no row of that prefix has left memory since (SetReadPrefix).
+func (t *StateTable) prefixInMemory(n int) bool {
+	return n == t.readPrefix && t.left != nil && !t.left.mayContain(t.sbuf)
 }
 
 // SetPartition makes iterators skip the committed rows for which keep
@@ -779,7 +812,7 @@ func (t *StateTable) Committed(epoch uint64) {
 			e.flushEpoch = 0
 			if !e.dirty {
 				e.inOverlay = false
-				if e.inTree && !t.whole {
+				if e.inTree && !t.treeHoldsAll() {
 					e.inTree = false
 					t.overlay.Delete(e.id)
 				}
@@ -805,7 +838,7 @@ func (t *StateTable) Committed(epoch uint64) {
 // inMemTree reports whether e belongs in the B-tree: it is in the
 // overlay, or the table is whole and e is still in memory.
 func (t *StateTable) inMemTree(e *stEntry) bool {
-	return !e.gone && (e.inOverlay || t.whole)
+	return !e.gone && (e.inOverlay || t.treeHoldsAll())
 }
 
 // pruneUnsorted drops the entries that left the overlay from unsorted.
@@ -815,7 +848,7 @@ func (t *StateTable) inMemTree(e *stEntry) bool {
 // key, an epoch at a time, and never iterated): there it waits until
 // unsorted has doubled since the last one.
 func (t *StateTable) pruneUnsorted() {
-	if t.whole && len(t.unsorted) < 2*t.unsortedKept+64 {
+	if t.treeHoldsAll() && len(t.unsorted) < 2*t.unsortedKept+64 {
 		return
 	}
 	defer func() { t.unsortedKept = len(t.unsorted) }()
@@ -874,13 +907,16 @@ func (t *StateTable) IterRange(lo, hi types.Row, reverse bool) RowIter {
 // table held whole reads them from its B-tree alone, without building
 // an iterator or a snapshot of its entries.
 func (t *StateTable) AppendRows(dst []types.Row, prefix types.Row) ([]types.Row, error) {
-	if !t.whole || t.dropClean {
+	if t.dropClean {
 		return appendAll(dst, t.Iter(prefix, false))
 	}
 	// The bounds view the table's buffers rather than copy them: a probe
 	// of a join side is one call, and nothing the walk does writes
 	// them.
 	t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
+	if !t.whole && !t.prefixInMemory(len(prefix)) {
+		return appendAll(dst, t.Iter(prefix, false))
+	}
 	hi := btreemap.Max[int32]()
 	var ok bool
 	if t.ebuf, ok = appendPrefixEnd(t.ebuf[:0], t.sbuf); ok {
@@ -1270,6 +1306,26 @@ func (t *StateTable) drop(e *stEntry) {
 // its filter and reads Pebble for every key without an entry, as a
 // table never held whole does.
 func (t *StateTable) remember(key string) {
+	t.rememberKey(key)
+	if t.readPrefix > 0 && t.left != nil {
+		// And the key's first readPrefix columns, for AppendRows.
+		b := unsafe.Slice(unsafe.StringData(key), len(key))
+		rest := b
+		for i := range t.readPrefix {
+			var err error
+			if _, rest, err = types.DecodeKey(rest, t.keyTypes[i], t.desc[i]); err != nil {
+				// Unreadable (it never is): no read trusts the
+				// filter's prefixes any more.
+				t.readPrefix = 0
+				return
+			}
+		}
+		t.rememberKey(key[:len(b)-len(rest)])
+	}
+}
+
+// rememberKey adds key to left.
+func (t *StateTable) rememberKey(key string) {
 	if t.left == nil {
 		return
 	}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -253,6 +254,10 @@ func testStateTableModel(t *testing.T, budget int64) {
 	// only writer of its keyspace.
 	tables[3].EncodeRows()
 	tables[4].EncodeRows()
+	// It and the first read a group's rows by its first key column,
+	// from memory alone while none of the group's rows has left it.
+	tables[3].SetReadPrefix(1)
+	tables[0].SetReadPrefix(1)
 	if err := tables[3].Exclusive(); err != nil {
 		t.Fatal(err)
 	}
@@ -332,6 +337,20 @@ func testStateTableModel(t *testing.T, budget int64) {
 			}
 			if got := stDump(t, st.Iter(stKey(g, 0)[:1], false)); got != strings.Join(want, " ") {
 				t.Fatalf("step %d table %d Iter(%d):\n got %s\nwant %s", step, i, g, got, strings.Join(want, " "))
+			}
+			if st.encoded || st.dropClean {
+				// AppendRows returns rows of their own there.
+				rows, err := st.AppendRows(nil, stKey(g, 0)[:1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, r := range rows {
+					got = append(got, fmt.Sprintf("%d/%d=%s", r[0].I, r[1].I, r[2].S))
+				}
+				if strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Fatalf("step %d table %d AppendRows(%d):\n got %s\nwant %s", step, i, g, strings.Join(got, " "), strings.Join(want, " "))
+				}
 			}
 		case op < 95:
 			// Every row of a group below g goes, by one range deletion
@@ -794,4 +813,85 @@ func TestCacheCountBatched(t *testing.T) {
 	if st.Bytes() == 0 {
 		t.Fatal("the table holds nothing")
 	}
+}
+
+// TestReadPrefixFromMemory fills a join-side-like table (held whole,
+// rows encoded, read by its first key column) past its budget, so that
+// some groups' rows leave memory, and checks that AppendRows returns
+// every group's rows whether they are all in memory, all gone or split,
+// and that groups none of whose rows left memory are read from memory
+// alone.
+func TestReadPrefixFromMemory(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	cache := NewCache(256 << 10)
+	st := NewStateTable(db, 7, stKeyTypes, stRowTypes, cache)
+	st.EncodeRows()
+	st.SetReadPrefix(1)
+	if err := st.Exclusive(); err != nil {
+		t.Fatal(err)
+	}
+	model := map[int64]map[int64]string{}
+	rng := rand.New(rand.NewPCG(5, 6))
+	epoch := uint64(1)
+	fromMemory, fromPebble := 0, 0
+	check := func(g int64) {
+		t.Helper()
+		var want []string
+		xs := slices.Sorted(maps.Keys(model[g]))
+		for _, x := range xs {
+			want = append(want, fmt.Sprintf("%d/%d=%s", g, x, model[g][x]))
+		}
+		st.sbuf = st.EncodeKey(st.sbuf[:0], stKey(g, 0)[:1])
+		if !st.whole {
+			if st.prefixInMemory(1) {
+				fromMemory++
+			} else {
+				fromPebble++
+			}
+		}
+		rows, err := st.AppendRows(nil, stKey(g, 0)[:1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range rows {
+			got = append(got, fmt.Sprintf("%d/%d=%s", r[0].I, r[1].I, r[2].S))
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("epoch %d AppendRows(%d):\n got %s\nwant %s", epoch, g, strings.Join(got, " "), strings.Join(want, " "))
+		}
+	}
+	for ; epoch <= 60; epoch++ {
+		// New groups keep coming (as auctions do), old ones get a row
+		// now and then; a probe of a new group finds nothing.
+		for range 100 {
+			g := int64(epoch*100) + int64(rng.IntN(100))
+			if rng.IntN(4) == 0 {
+				g = int64(rng.IntN(int(epoch * 100)))
+			}
+			check(g)
+			x := int64(rng.IntN(8))
+			v := fmt.Sprint("v", epoch, strings.Repeat("x", rng.IntN(40)))
+			if rng.IntN(8) == 0 {
+				st.Delete(stKey(g, x))
+				delete(model[g], x)
+			} else {
+				st.Insert(stKey(g, x), stRow(g, x, v))
+				if model[g] == nil {
+					model[g] = map[int64]string{}
+				}
+				model[g][x] = v
+			}
+			check(g)
+		}
+		commitEpoch(t, db, st, epoch)
+	}
+	for g := range model {
+		check(g)
+	}
+	if st.whole || fromMemory == 0 || fromPebble == 0 {
+		t.Fatalf("whole %v, %d reads from memory alone and %d through Pebble: want a table past its budget read both ways", st.whole, fromMemory, fromPebble)
+	}
+	t.Logf("%d reads from memory alone, %d through Pebble", fromMemory, fromPebble)
 }

@@ -121,6 +121,10 @@ func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planne
 	// key), so the side keeps them encoded: far smaller than rows of
 	// datums, and what the checkpoint writes.
 	s.st.EncodeRows()
+	// Its probes read the rows of one join key: once its state no
+	// longer fits, a key whose rows never left memory is still read
+	// from memory alone.
+	s.st.SetReadPrefix(len(s.prefixFrom))
 	if err := s.st.Exclusive(); err != nil {
 		return nil, err
 	}
