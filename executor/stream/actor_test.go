@@ -8,6 +8,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
 
@@ -31,5 +32,20 @@ func TestActorPanicFailsTheActor(t *testing.T) {
 	}
 	if len(sink.failed) != 1 || !strings.Contains(sink.failed[0].Error(), "panicked") {
 		t.Fatalf("failures reported: %v", sink.failed)
+	}
+}
+
+// TestNextWriteSetSize: the next epoch's write set reserves a quarter
+// more than the last one wrote, but never more than an operator's share
+// of the budget, which the Go runtime would count as live from the
+// start.
+func TestNextWriteSetSize(t *testing.T) {
+	cache := storage.NewCache(256 << 20)
+	a := &Actor{ctx: &ActorContext{Cache: cache}}
+	if got, want := a.nextWriteSetSize(1<<20), 1<<20+1<<18+4<<10; got != want {
+		t.Errorf("after 1 MiB: %d, want %d", got, want)
+	}
+	if got, want := a.nextWriteSetSize(114<<20), int(cache.OperatorBuffer())+4<<10; got != want {
+		t.Errorf("after 114 MiB: %d, want %d (the operator buffer)", got, want)
 	}
 }
