@@ -349,7 +349,7 @@ func (t *StateTable) treeHoldsAll() bool {
 // t.sbuf, of n columns, is an entry in memory: the table was held whole
 // and no row of that prefix has left memory since (SetReadPrefix).
 func (t *StateTable) prefixInMemory(n int) bool {
-	return n == t.readPrefix && t.left != nil && !t.left.mayContain(t.sbuf)
+	return t.readPrefix > 0 && n == t.readPrefix && t.left != nil && !t.left.mayContain(t.sbuf)
 }
 
 // SetPartition makes iterators skip the committed rows for which keep
@@ -947,11 +947,15 @@ func (t *StateTable) AppendRange(dst []types.Row, lo, hi types.Row) ([]types.Row
 // Scan calls fn with the key (encoded, without the table's prefix) and
 // the row of each row whose key starts with prefix, in key order, as
 // Iter(prefix, false) returns them, until fn returns false. A table held
-// whole walks its B-tree alone, without building an iterator or a
-// snapshot of its entries. fn must not write to the table; the row is
+// whole, or whose rows of the prefix are all in memory (SetReadPrefix),
+// walks its B-tree alone, without building an iterator or a snapshot of
+// its entries. fn must not write to the table; the row is
 // shared with the table, as Iter's are.
 func (t *StateTable) Scan(prefix types.Row, fn func(key string, row types.Row) bool) error {
-	if !t.whole || t.dropClean {
+	if !t.dropClean {
+		t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
+	}
+	if t.dropClean || (!t.whole && !t.prefixInMemory(len(prefix))) {
 		it := t.Iter(prefix, false)
 		defer it.Close()
 		for {
@@ -964,7 +968,6 @@ func (t *StateTable) Scan(prefix types.Row, fn func(key string, row types.Row) b
 			}
 		}
 	}
-	t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
 	hi := btreemap.Max[int32]()
 	if end := prefixEnd(t.sbuf); end != nil {
 		hi = t.lt(string(end))

@@ -861,6 +861,17 @@ func TestReadPrefixFromMemory(t *testing.T) {
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Fatalf("epoch %d AppendRows(%d):\n got %s\nwant %s", epoch, g, strings.Join(got, " "), strings.Join(want, " "))
 		}
+		// Scan, as a top-N reads a group's window.
+		got = got[:0]
+		if err := st.Scan(stKey(g, 0)[:1], func(_ string, r types.Row) bool {
+			got = append(got, fmt.Sprintf("%d/%d=%s", r[0].I, r[1].I, r[2].S))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("epoch %d Scan(%d):\n got %s\nwant %s", epoch, g, strings.Join(got, " "), strings.Join(want, " "))
+		}
 	}
 	for ; epoch <= 60; epoch++ {
 		// New groups keep coming (as auctions do), old ones get a row
@@ -894,4 +905,38 @@ func TestReadPrefixFromMemory(t *testing.T) {
 		t.Fatalf("whole %v, %d reads from memory alone and %d through Pebble: want a table past its budget read both ways", st.whole, fromMemory, fromPebble)
 	}
 	t.Logf("%d reads from memory alone, %d through Pebble", fromMemory, fromPebble)
+}
+
+// TestWholeScanAfterEviction: a table held whole that lets rows go, and
+// reads by no prefix (SetReadPrefix not called), still finds every row
+// in a scan of the whole table, through Pebble.
+func TestWholeScanAfterEviction(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	st := NewStateTable(db, 7, stKeyTypes, stRowTypes, NewCache(64<<10))
+	st.EncodeRows()
+	if err := st.Exclusive(); err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	for i := range int64(n) {
+		st.Insert(stKey(i/10, i%10), stRow(i/10, i%10, fmt.Sprint("v", i)))
+		if i%100 == 99 {
+			commitEpoch(t, db, st, uint64(i/100+1))
+		}
+	}
+	if st.whole || st.left == nil {
+		t.Fatalf("whole %v, filter %v: want a table that let rows go and remembers them", st.whole, st.left != nil)
+	}
+	count := 0
+	if err := st.Scan(nil, func(string, types.Row) bool { count++; return true }); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.AppendRows(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if count != n || len(rows) != n {
+		t.Fatalf("Scan found %d rows and AppendRows %d, want %d", count, len(rows), n)
+	}
 }

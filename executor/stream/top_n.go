@@ -186,6 +186,11 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 	// an append-only input), and as datums q18's latest bid per
 	// (bidder, auction) outgrew the state's share of the budget.
 	t.state.EncodeRows()
+	// A group's window is read by the group key: once the state no
+	// longer fits, a group none of whose rows left memory (most of
+	// q18's, a new (bidder, auction) pair) is still read from memory
+	// alone.
+	t.state.SetReadPrefix(len(n.GroupBy))
 	t.countWant = make([]bool, len(t.inTs)+1)
 	t.countWant[len(t.inTs)] = true
 	if err := t.state.Exclusive(); err != nil {
