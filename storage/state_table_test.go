@@ -46,6 +46,29 @@ func stDump(t testing.TB, it RowIter) string {
 	}
 }
 
+// stGroupDump returns the rows of group g as AppendRows and as Scan
+// return them, as stDump prints rows.
+func stGroupDump(t testing.TB, st *StateTable, g int64) (appended, scanned string) {
+	t.Helper()
+	rows, err := st.AppendRows(nil, stKey(g, 0)[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rows {
+		out = append(out, fmt.Sprintf("%d/%d=%s", r[0].I, r[1].I, r[2].S))
+	}
+	appended = strings.Join(out, " ")
+	out = out[:0]
+	if err := st.Scan(stKey(g, 0)[:1], func(_ string, r types.Row) bool {
+		out = append(out, fmt.Sprintf("%d/%d=%s", r[0].I, r[1].I, r[2].S))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return appended, strings.Join(out, " ")
+}
+
 func stGet(t testing.TB, st *StateTable, g, x int64) string {
 	t.Helper()
 	r, ok, err := st.Get(stKey(g, x))
@@ -339,17 +362,9 @@ func testStateTableModel(t *testing.T, budget int64) {
 				t.Fatalf("step %d table %d Iter(%d):\n got %s\nwant %s", step, i, g, got, strings.Join(want, " "))
 			}
 			if st.encoded || st.dropClean {
-				// AppendRows returns rows of their own there.
-				rows, err := st.AppendRows(nil, stKey(g, 0)[:1])
-				if err != nil {
-					t.Fatal(err)
-				}
-				var got []string
-				for _, r := range rows {
-					got = append(got, fmt.Sprintf("%d/%d=%s", r[0].I, r[1].I, r[2].S))
-				}
-				if strings.Join(got, " ") != strings.Join(want, " ") {
-					t.Fatalf("step %d table %d AppendRows(%d):\n got %s\nwant %s", step, i, g, strings.Join(got, " "), strings.Join(want, " "))
+				// AppendRows and Scan return rows of their own there.
+				if a, sc := stGroupDump(t, st, g); a != strings.Join(want, " ") || sc != a {
+					t.Fatalf("step %d table %d group %d:\nAppendRows %s\nScan       %s\nwant       %s", step, i, g, a, sc, strings.Join(want, " "))
 				}
 			}
 		case op < 95:
@@ -850,27 +865,8 @@ func TestReadPrefixFromMemory(t *testing.T) {
 				fromPebble++
 			}
 		}
-		rows, err := st.AppendRows(nil, stKey(g, 0)[:1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, r := range rows {
-			got = append(got, fmt.Sprintf("%d/%d=%s", r[0].I, r[1].I, r[2].S))
-		}
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Fatalf("epoch %d AppendRows(%d):\n got %s\nwant %s", epoch, g, strings.Join(got, " "), strings.Join(want, " "))
-		}
-		// Scan, as a top-N reads a group's window.
-		got = got[:0]
-		if err := st.Scan(stKey(g, 0)[:1], func(_ string, r types.Row) bool {
-			got = append(got, fmt.Sprintf("%d/%d=%s", r[0].I, r[1].I, r[2].S))
-			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Fatalf("epoch %d Scan(%d):\n got %s\nwant %s", epoch, g, strings.Join(got, " "), strings.Join(want, " "))
+		if a, sc := stGroupDump(t, st, g); a != strings.Join(want, " ") || sc != a {
+			t.Fatalf("epoch %d group %d:\nAppendRows %s\nScan       %s\nwant       %s", epoch, g, a, sc, strings.Join(want, " "))
 		}
 	}
 	for ; epoch <= 60; epoch++ {
