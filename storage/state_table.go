@@ -914,8 +914,11 @@ func (t *StateTable) AppendRows(dst []types.Row, prefix types.Row) ([]types.Row,
 	// of a join side is one call, and nothing the walk does writes
 	// them.
 	t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
-	if !t.whole && !t.prefixInMemory(len(prefix)) {
-		return appendAll(dst, t.Iter(prefix, false))
+	if !t.whole {
+		if !t.prefixInMemory(len(prefix)) {
+			return appendAll(dst, t.Iter(prefix, false))
+		}
+		t.cstats.PrefixHits.Add(1)
 	}
 	hi := btreemap.Max[int32]()
 	var ok bool
