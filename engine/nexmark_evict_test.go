@@ -17,8 +17,10 @@ var nexmarkStateful = []string{"q3", "q4", "q5", "q6", "q7", "q8", "q9", "q15", 
 
 // nexmarkEvictBudget is a memory budget far below what the stateful
 // queries' state takes over 20,000 events, so that their state tables
-// evict clean entries and flush dirty ones early into spill areas.
-const nexmarkEvictBudget = 1 << 20
+// evict clean entries and flush dirty ones early into spill areas. Under
+// 1 MiB, the join sides' prefix reads from memory went from 29 to 5,792
+// in a few runs; under 4 MiB, from 461 to 1,009.
+const nexmarkEvictBudget = 4 << 20
 
 // nexmarkQueriesNamed returns the Nexmark queries of the given names.
 func nexmarkQueriesNamed(t *testing.T, names []string) []nexmark.Query {
@@ -41,7 +43,7 @@ func cacheTotals(e *Engine) (evictions, spills, prefixHits int64) {
 }
 
 // TestNexmarkQueriesEvict is TestNexmarkQueries for the stateful
-// queries under a 1 MiB memory budget: their state tables evict clean
+// queries under a 4 MiB memory budget: their state tables evict clean
 // entries, flush dirty ones early into spill areas, and the join sides,
 // once they have let rows go, read the join keys none of whose rows
 // left from memory alone (StateTable.SetReadPrefix). The views must
@@ -64,13 +66,13 @@ func TestNexmarkQueriesEvict(t *testing.T) {
 	}
 }
 
-// TestNexmarkQueriesEvictRestart is TestNexmarkQueriesEvict with a
-// restart while the sources are being read: the database is closed and
-// opened again on the same data directory, under the same budget, and
-// the views, recovered from the last checkpoint and fed the rest of the
-// events, must equal the batch queries.
+// TestNexmarkQueriesEvictRestart is TestNexmarkQueriesEvict under a 1
+// MiB budget, with a restart while the sources are being read: the
+// database is closed and opened again on the same data directory, under
+// the same budget, and the views, recovered from the last checkpoint and
+// fed the rest of the events, must equal the batch queries.
 func TestNexmarkQueriesEvictRestart(t *testing.T) {
-	const events, budget = 40000, nexmarkEvictBudget
+	const events, budget = 40000, 1 << 20
 	// One event per 200 µs at least (4 s for a split's): the restart comes
 	// while the sources are being read.
 	opts := nexmark.SourceOptions{Events: events, Splits: 2, BaseMillis: nexmarkBase, EventRate: 700, MinEventGapNs: 200000, Watermark: true}
