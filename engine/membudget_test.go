@@ -207,3 +207,30 @@ func TestHeldChangesBounded(t *testing.T) {
 	wantRows(t, s, "SELECT count(*), sum(v) FROM t", fmt.Sprintf("%d %d", n, n+6))
 	wantRows(t, s, "SELECT c, s FROM agg", fmt.Sprintf("%d %d", n, n+6))
 }
+
+// TestDropGivesStateMemoryBack drops a view whose state holds a large
+// part of the memory budget: the cache must stop counting the stopped
+// actors' state, or every other table goes on evicting as if it were
+// there.
+func TestDropGivesStateMemoryBack(t *testing.T) {
+	e, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: vfs.NewMem()}, MemoryBudgetBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id bigint PRIMARY KEY, g bigint)")
+	base := e.st.cache.Used()
+	mustRun(t, s, "CREATE MATERIALIZED VIEW a AS SELECT g, count(*) AS c FROM t GROUP BY g")
+	mustRun(t, s, "INSERT INTO t SELECT i, i FROM generate_series(1, 50000) AS s(i)")
+	mustRun(t, s, "FLUSH")
+	held := e.st.cache.Used()
+	if held-base < 1<<20 {
+		t.Fatalf("the view's state holds %d bytes of the cache: the test drops nothing", held-base)
+	}
+	mustRun(t, s, "DROP MATERIALIZED VIEW a")
+	mustRun(t, s, "FLUSH")
+	if left := e.st.cache.Used(); left-base > (held-base)/100 {
+		t.Errorf("the cache counts %d bytes before the view, %d with it, %d after dropping it", base, held, left)
+	}
+}

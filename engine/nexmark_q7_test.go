@@ -17,7 +17,7 @@ import (
 func TestNexmarkQ7DropsBelowMax(t *testing.T) {
 	const events = 20000
 	opts := nexmark.SourceOptions{Events: events, Splits: 1, BaseMillis: nexmarkBase, EventRate: 700, Watermark: true}
-	stream, ss, bs := nexmarkPair(t, opts)
+	stream, ss, bs := nexmarkPair(t, opts, 0)
 	var q7 string
 	for _, q := range nexmark.Queries() {
 		if q.Name == "q7" {

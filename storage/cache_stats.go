@@ -5,13 +5,16 @@ import "sync/atomic"
 // TableCacheStats counts how one state table (all the actors' instances
 // of it) used the cache: lookups answered from memory (hits), lookups
 // that read Pebble (misses), and entries evicted to keep the cache within
-// its budget, and early flushes of dirty entries (spills). The counters are updated by actors and may be read from
-// any goroutine.
+// its budget, early flushes of dirty entries (spills), and reads of a
+// key prefix answered from memory alone by a table that has let rows go
+// (prefix hits: see StateTable.SetReadPrefix). The counters are updated
+// by actors and may be read from any goroutine.
 type TableCacheStats struct {
-	Hits      atomic.Int64
-	Misses    atomic.Int64
-	Evictions atomic.Int64
-	Spills    atomic.Int64
+	Hits       atomic.Int64
+	Misses     atomic.Int64
+	Evictions  atomic.Int64
+	Spills     atomic.Int64
+	PrefixHits atomic.Int64
 }
 
 // TableStats returns the cache statistics of state table tableID,

@@ -914,8 +914,11 @@ func (t *StateTable) AppendRows(dst []types.Row, prefix types.Row) ([]types.Row,
 	// of a join side is one call, and nothing the walk does writes
 	// them.
 	t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
-	if !t.whole && !t.prefixInMemory(len(prefix)) {
-		return appendAll(dst, t.Iter(prefix, false))
+	if !t.whole {
+		if !t.prefixInMemory(len(prefix)) {
+			return appendAll(dst, t.Iter(prefix, false))
+		}
+		t.cstats.PrefixHits.Add(1)
 	}
 	hi := btreemap.Max[int32]()
 	var ok bool
@@ -1349,6 +1352,28 @@ func (t *StateTable) rememberKey(key string) {
 		}
 	}
 	t.left.add(key)
+}
+
+// Release gives the table's memory back to the cache, its entries' and
+// its key filter's, and empties it: its operator has stopped (its view
+// was dropped, or its job is being recovered), and no read or write of
+// the table follows. Without it the cache went on counting a stopped
+// operator's entries, and all other tables evicted as if they held
+// them.
+func (t *StateTable) Release() {
+	t.flushUsed()
+	t.cache.used.Add(-t.bytes)
+	if t.left != nil {
+		t.cache.filters.Add(-t.left.bytes())
+		t.left = nil
+	}
+	t.bytes, t.dirtyBytes = 0, 0
+	t.slab, t.index = entrySlab{}, newEntryIndex()
+	t.overlay = btreemap.New[int32, struct{}](16, t.compareEntries)
+	t.unsorted, t.dirty, t.flushed = nil, nil, nil
+	t.lruHead, t.lruTail = noEntry, noEntry
+	t.last, t.lastOK = nil, false
+	t.whole = false
 }
 
 // maybeEvict brings the cache under its budget if it is over: first by

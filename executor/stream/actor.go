@@ -58,8 +58,12 @@ func (a *Actor) Context() *ActorContext { return a.ctx }
 
 // Run runs the actor until its job is stopped (nil), ctx is cancelled
 // (nil), or an operator fails (the error, also reported to the sink). It
-// closes the operator chain before returning.
+// closes the operator chain and gives its state tables' memory back to
+// the cache before returning.
 func (a *Actor) Run(ctx context.Context) error {
+	// Last, once the operators are closed: their state tables' memory
+	// goes back to the cache.
+	defer a.ctx.ReleaseTables()
 	defer a.root.Close()
 	defer func() {
 		if a.ctx.WriteSet != nil {

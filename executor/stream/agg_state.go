@@ -239,7 +239,7 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 		// extreme reads, and nothing reads an entry by its key.
 		rowTs = []types.T{s.argTs[0]}
 	}
-	s.extra = storage.NewStateTable(actx.DB, extra.ID, extraKey, rowTs, actx.Cache)
+	s.extra = actx.Track(storage.NewStateTable(actx.DB, extra.ID, extraKey, rowTs, actx.Cache))
 	s.extra.SetDesc(desc)
 	if s.keyedMinMax {
 		// Written blindly and read only by scans for a group's extreme:
@@ -428,7 +428,7 @@ func newDistinctTable(actx *ActorContext, id uint32, keyTs []types.T, calls []*a
 	for range idx {
 		rowTs = append(rowTs, types.TInt8)
 	}
-	t := storage.NewStateTable(actx.DB, id, keyCols, rowTs, actx.Cache)
+	t := actx.Track(storage.NewStateTable(actx.DB, id, keyCols, rowTs, actx.Cache))
 	t.SetDesc(make([]bool, len(keyCols)))
 	t.EncodeRows()
 	for _, i := range idx {

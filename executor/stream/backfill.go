@@ -130,7 +130,7 @@ func NewBackfill(actx *ActorContext, src *TableSource, n *planner.StreamTableSca
 	}
 	b := &Backfill{actx: actx, src: src, rel: n.Rel, cols: n.Cols, relTypes: ts, progress: progress, skip: n.SkipSnapshot}
 	if n.State.ID != 0 {
-		b.st = b.states.New(actx.DB, n.State.ID, []types.T{types.TInt4}, backfillStateTypes, actx.Cache)
+		b.st = b.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.State.ID, []types.T{types.TInt4}, backfillStateTypes, actx.Cache)))
 	} else {
 		b.meta = fmt.Sprintf("%s%d/%d/%d", BackfillMetaPrefix, actx.Job, scanSeq, actx.Index)
 	}

@@ -110,7 +110,7 @@ func NewDynamicFilter(actx *ActorContext, in Operator, n *planner.StreamDynamicF
 	for _, k := range f.streamKey {
 		keyTs = append(keyTs, f.outTs[k])
 	}
-	f.table = f.states.New(actx.DB, n.State.ID, keyTs, append([]types.T{f.keyT}, f.outTs...), actx.Cache)
+	f.table = f.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.State.ID, keyTs, append([]types.T{f.keyT}, f.outTs...), actx.Cache)))
 	// The barrier's scans read the table across keys: they must see
 	// only this actor's rows.
 	keep, err := partitionKeep(actx, inB.Dist, func(c int) int { return c + 1 }, append([]types.T{f.keyT}, f.outTs...))

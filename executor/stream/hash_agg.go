@@ -245,7 +245,7 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		a.intPair = true
 	}
 	a.vecs = make([][]*types.Vec, len(a.calls))
-	a.result = a.states.New(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
+	a.result = a.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)))
 	// The groups' rows are held as their encodings: a few bytes of
 	// values instead of a datum per column, which the garbage collector
 	// does not scan, and written to the checkpoint as they are. A group
@@ -277,7 +277,7 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	}
 	if a.ttl > 0 {
 		idxTs := append([]types.T{types.TInt8}, a.keyTs...)
-		a.ttlIdx = a.states.New(actx.DB, n.TTL.ID, idxTs, idxTs, actx.Cache)
+		a.ttlIdx = a.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.TTL.ID, idxTs, idxTs, actx.Cache)))
 		keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int {
 			if i := slices.Index(n.GroupBy, c); i >= 0 {
 				return i + 1

@@ -198,7 +198,7 @@ func newSideClean(actx *ActorContext, s *joinSide, in planner.StreamNode, c *pla
 	if err != nil {
 		return nil, err
 	}
-	sc.index = s.states.New(actx.DB, c.Index.ID, ts, ts, actx.Cache)
+	sc.index = s.states.Add(actx.Track(storage.NewStateTable(actx.DB, c.Index.ID, ts, ts, actx.Cache)))
 	sc.index.SetPartition(keep)
 	// Its rows are only read back when cleaning: held encoded, they
 	// take a few bytes each that the garbage collector does not scan,

@@ -46,7 +46,7 @@ func newNullAware(actx *ActorContext, n *planner.StreamHashJoin, right *joinSide
 	if n.Kind != planner.AntiJoin || len(n.LeftKeys) != 1 || n.Cond != nil || d.ID == 0 || len(d.Cols) != 2 || len(d.KeyCols) != 0 {
 		return nil, pgerr.New(pgerr.InternalError, "hash join: malformed null-aware anti join")
 	}
-	na := &nullAware{st: right.states.New(actx.DB, d.ID, nil, d.Cols.Types(), actx.Cache)}
+	na := &nullAware{st: right.states.Add(actx.Track(storage.NewStateTable(actx.DB, d.ID, nil, d.Cols.Types(), actx.Cache)))}
 	if err := na.st.Exclusive(); err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func newSideTTL(actx *ActorContext, s *joinSide, in planner.StreamNode, d planne
 	if err != nil {
 		return nil, err
 	}
-	t := &sideTTL{idx: s.states.New(actx.DB, d.ID, ts, ts, actx.Cache), ms: ttlMs, at: at}
+	t := &sideTTL{idx: s.states.Add(actx.Track(storage.NewStateTable(actx.DB, d.ID, ts, ts, actx.Cache))), ms: ttlMs, at: at}
 	t.idx.SetPartition(keep)
 	return t, nil
 }

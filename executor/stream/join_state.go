@@ -112,7 +112,7 @@ func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planne
 	for i, k := range d.KeyCols {
 		kts[i] = vts[k]
 	}
-	s.st = s.states.New(actx.DB, d.ID, kts, vts, actx.Cache)
+	s.st = s.states.Add(actx.Track(storage.NewStateTable(actx.DB, d.ID, kts, vts, actx.Cache)))
 	if len(d.OrderDesc) == len(kts) {
 		s.st.SetDesc(d.OrderDesc)
 	}

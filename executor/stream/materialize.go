@@ -75,7 +75,7 @@ func NewMaterialize(actx *ActorContext, in Operator, n *planner.StreamMaterializ
 		kts[i] = vts[k]
 	}
 	m := &Materialize{actx: actx, in: in, cols: n.Cols, keys: n.State.KeyCols, kts: kts, vts: vts, upsert: n.Upsert}
-	st := m.states.New(actx.DB, n.State.ID, kts, vts, actx.Cache)
+	st := m.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.State.ID, kts, vts, actx.Cache)))
 	if len(n.State.OrderDesc) == len(kts) {
 		st.SetDesc(n.State.OrderDesc)
 	}

@@ -63,6 +63,28 @@ type ActorContext struct {
 	// meet at its gate (sink_log.go). May be nil: each actor then has a
 	// gate of its own.
 	sinkGates *sinkGates
+	// tables are the state tables the actor's operators made (Track),
+	// whose memory the actor gives back to Cache when it ends.
+	tables []*storage.StateTable
+}
+
+// Track records t as a state table of the actor, which gives its memory
+// back to the cache when it ends (ReleaseTables), and returns t. A nil
+// context tracks nothing.
+func (c *ActorContext) Track(t *storage.StateTable) *storage.StateTable {
+	if c != nil {
+		c.tables = append(c.tables, t)
+	}
+	return t
+}
+
+// ReleaseTables gives the memory of the actor's state tables back to the
+// cache: the actor has ended, and nothing reads them any more.
+func (c *ActorContext) ReleaseTables() {
+	for _, t := range c.tables {
+		t.Release()
+	}
+	c.tables = nil
 }
 
 // WatermarkRecorder learns of the watermarks that sources generate and

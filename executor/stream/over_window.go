@@ -132,7 +132,7 @@ func (o *OverWindow) init() error {
 			return err
 		}
 	}
-	o.state = o.states.New(o.actx.DB, o.plan.Rows.ID, o.keyTs, o.plan.Out.Types(), o.actx.Cache)
+	o.state = o.states.Add(o.actx.Track(storage.NewStateTable(o.actx.DB, o.plan.Rows.ID, o.keyTs, o.plan.Out.Types(), o.actx.Cache)))
 	o.state.SetDesc(overKeyDesc(o.plan))
 	return nil
 }

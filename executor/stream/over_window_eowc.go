@@ -223,9 +223,9 @@ func NewEOWCOverWindow(actx *ActorContext, input Operator, n *planner.StreamOver
 	if o.wmOut && o.ahead > 0 {
 		return nil, pgerr.New(pgerr.InternalError, "EOWC over window: a watermark on the output of calls that look ahead")
 	}
-	o.rows = o.states.New(actx.DB, n.Rows.ID, o.keyTs, o.inTs, actx.Cache)
+	o.rows = o.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.Rows.ID, o.keyTs, o.inTs, actx.Cache)))
 	o.rows.SetDesc(overKeyDesc(n))
-	o.parts = o.states.New(actx.DB, n.Partitions.ID, o.partTs, valTs, actx.Cache)
+	o.parts = o.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.Partitions.ID, o.partTs, valTs, actx.Cache)))
 	// The scan at recovery must find only this actor's partitions; the
 	// buffer holds input rows, hashed by their own columns.
 	keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int { return c }, o.inTs)

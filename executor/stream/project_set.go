@@ -144,7 +144,7 @@ func NewProjectSet(actx *ActorContext, in Operator, n *planner.StreamProjectSet)
 	}
 	if n.State.ID != 0 {
 		vts := append([]types.T{types.TInt8, types.TInt8, types.TInt8, types.TInt8}, p.inTs...)
-		p.table = p.states.New(actx.DB, n.State.ID, []types.T{types.TInt8, types.TInt8}, vts, actx.Cache)
+		p.table = p.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.State.ID, []types.T{types.TInt8, types.TInt8}, vts, actx.Cache)))
 		p.polls = pollable(in)
 	}
 	p.buf = make(types.Row, len(p.ts))

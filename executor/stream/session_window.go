@@ -117,9 +117,9 @@ func NewSessionWindow(actx *ActorContext, input Operator, n *planner.StreamSessi
 	for _, c := range s.eventKey {
 		evKeyTs = append(evKeyTs, inTs[c])
 	}
-	s.events = s.states.New(actx.DB, n.Events.ID, evKeyTs, append(append([]types.T(nil), inTs...), types.TInt8), actx.Cache)
+	s.events = s.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.Events.ID, evKeyTs, append(append([]types.T(nil), inTs...), types.TInt8), actx.Cache)))
 	winKeyTs := append(append([]types.T(nil), keyTs...), tt)
-	s.wins = s.states.New(actx.DB, n.Sessions.ID, winKeyTs, append(append([]types.T(nil), winKeyTs...), tt), actx.Cache)
+	s.wins = s.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.Sessions.ID, winKeyTs, append(append([]types.T(nil), winKeyTs...), tt), actx.Cache)))
 	// Only this actor writes its partitions' rows, and every scan stays
 	// within one partition.
 	for _, t := range []*storage.StateTable{s.events, s.wins} {

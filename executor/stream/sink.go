@@ -142,7 +142,7 @@ func NewSink(actx *ActorContext, in Operator, n *planner.StreamSink, open OpenSi
 		wake:  make(chan struct{}, 1),
 		quit:  make(chan struct{}),
 	}
-	s.st = s.states.New(actx.DB, n.State.ID, SinkStateTypes[:2], SinkStateTypes, actx.Cache)
+	s.st = s.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.State.ID, SinkStateTypes[:2], SinkStateTypes, actx.Cache)))
 	if n.Compact {
 		if n.Input == nil || s.plain || len(n.Key) == 0 {
 			return nil, pgerr.New(pgerr.InternalError, "sink %s: compaction by key needs a keyed UPSERT or DEBEZIUM sink and its input", n.Rel.Name)

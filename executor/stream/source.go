@@ -139,7 +139,7 @@ func NewSource(actx *ActorContext, barriers <-chan types.Message, n *planner.Str
 		pos:   map[int32]int64{},
 		dirty: map[int32]bool{},
 	}
-	s.st = s.states.New(actx.DB, n.State.ID, SourceStateTypes[:1], SourceStateTypes, actx.Cache)
+	s.st = s.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.State.ID, SourceStateTypes[:1], SourceStateTypes, actx.Cache)))
 	for _, c := range n.Cols {
 		if c < 0 || c >= len(n.Rel.Cols) {
 			return nil, pgerr.New(pgerr.InternalError, "source %s: column %d of %d", n.Rel.Name, c, len(n.Rel.Cols))

@@ -179,7 +179,7 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 		keyTs = append(keyTs, t.inTs[c])
 		desc = append(desc, false)
 	}
-	t.state = t.states.New(actx.DB, n.State.ID, keyTs, append(append([]types.T(nil), t.inTs...), types.TInt8), actx.Cache)
+	t.state = t.states.Add(actx.Track(storage.NewStateTable(actx.DB, n.State.ID, keyTs, append(append([]types.T(nil), t.inTs...), types.TInt8), actx.Cache)))
 	t.state.SetDesc(desc)
 	// Rows are held as their encodings: a stored row is written once
 	// and read when its group's window is (once an epoch at most over
