@@ -7,7 +7,7 @@ import "sync/atomic"
 // that read Pebble (misses), and entries evicted to keep the cache within
 // its budget, early flushes of dirty entries (spills), and reads of a
 // key prefix answered from memory alone by a table that has let rows go
-// (prefix hits: see StateTable.SetReadPrefix). The counters are updated
+// (prefix hits, by AppendRows or Scan: see StateTable.SetReadPrefix). The counters are updated
 // by actors and may be read from any goroutine.
 type TableCacheStats struct {
 	Hits       atomic.Int64

@@ -958,7 +958,11 @@ func (t *StateTable) Scan(prefix types.Row, fn func(key string, row types.Row) b
 	if !t.dropClean {
 		t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
 	}
-	if t.dropClean || (!t.whole && !t.prefixInMemory(len(prefix))) {
+	inMemory := !t.dropClean && !t.whole && t.prefixInMemory(len(prefix))
+	if inMemory {
+		t.cstats.PrefixHits.Add(1)
+	}
+	if t.dropClean || (!t.whole && !inMemory) {
 		it := t.Iter(prefix, false)
 		defer it.Close()
 		for {
