@@ -64,6 +64,22 @@ func TestNexmarkQueriesEvict(t *testing.T) {
 	if prefixHits == 0 {
 		t.Errorf("no join side read a join key from memory after letting rows go")
 	}
+	// /metrics tells the same per operator.
+	fams, err := stream.Metrics().Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scraped float64
+	for _, f := range fams {
+		if f.GetName() == "weir_operator_state_cache_prefix_hits_total" {
+			for _, m := range f.GetMetric() {
+				scraped += m.GetCounter().GetValue()
+			}
+		}
+	}
+	if scraped == 0 || scraped > float64(prefixHits) {
+		t.Errorf("weir_operator_state_cache_prefix_hits_total sums to %g, want between 1 and the cache's %d", scraped, prefixHits)
+	}
 }
 
 // TestNexmarkQueriesEvictRestart is TestNexmarkQueriesEvict under a 1

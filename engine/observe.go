@@ -380,6 +380,7 @@ type operatorStat struct {
 	rowsIn, rowsOut           int64
 	stateRows, stateBytes     int64
 	hits, misses, evictions   int64
+	prefixHits                int64
 	backpressure              time.Duration
 	hasState, counted, isLeaf bool
 }
@@ -426,6 +427,7 @@ func (e *Engine) operatorStats(j *jobRun, maxAge time.Duration) []operatorStat {
 			st.hits += cs.Hits.Load()
 			st.misses += cs.Misses.Load()
 			st.evictions += cs.Evictions.Load()
+			st.prefixHits += cs.PrefixHits.Load()
 		}
 		out = append(out, st)
 	}
@@ -657,6 +659,7 @@ var (
 	descOpCacheHits      = desc("operator_state_cache_hits_total", "State lookups answered from the state cache.", "job", "operator_id", "operator")
 	descOpCacheMisses    = desc("operator_state_cache_misses_total", "State lookups that read storage.", "job", "operator_id", "operator")
 	descOpCacheEvictions = desc("operator_state_cache_evictions_total", "State cache entries evicted to stay within the memory budget.", "job", "operator_id", "operator")
+	descOpPrefixHits     = desc("operator_state_cache_prefix_hits_total", "Reads of a join key's rows or a top-N group's window answered from memory alone by state that no longer fits in it.", "job", "operator_id", "operator")
 	descOpBackpressure   = desc("operator_backpressure_seconds_total", "Time the operator's actors waited on a full output channel (its consumer is slower).", "job", "operator_id", "operator")
 	descSrcRecords       = desc("source_records_total", "Records read from the partition since the reader started.", "source", "job", "partition")
 	descSrcBytes         = desc("source_bytes_total", "Key and value bytes read from the partition since the reader started.", "source", "job", "partition")
@@ -739,6 +742,7 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 				counter(descOpCacheHits, float64(op.hits), labels...)
 				counter(descOpCacheMisses, float64(op.misses), labels...)
 				counter(descOpCacheEvictions, float64(op.evictions), labels...)
+				counter(descOpPrefixHits, float64(op.prefixHits), labels...)
 			}
 		}
 	}
