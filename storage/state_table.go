@@ -642,6 +642,7 @@ func (t *StateTable) setEncoded(row types.Row) {
 		return
 	}
 	var e *stEntry
+	tag, tagged := uint32(0), false
 	if t.lastOK && string(t.lkey) == string(t.kbuf) &&
 		(t.last == nil || (!t.last.gone && t.last.key() == string(t.kbuf))) {
 		// Read just before: the entry (or its absence) is known. (An
@@ -649,11 +650,15 @@ func (t *StateTable) setEncoded(row types.Row) {
 		// another key.)
 		e = t.last
 	} else {
-		e = t.index.get(&t.slab, bytesView(t.kbuf), t.index.tag(bytesView(t.kbuf)))
+		tag, tagged = t.index.tag(bytesView(t.kbuf)), true
+		e = t.index.get(&t.slab, bytesView(t.kbuf), tag)
 	}
 	t.lastOK = false
 	if e == nil {
-		e = t.newEntry(t.index.tag(bytesView(t.kbuf)), nil)
+		if !tagged {
+			tag = t.index.tag(bytesView(t.kbuf))
+		}
+		e = t.newEntry(tag, nil)
 		// A whole table holds every row: the key has none.
 		e.fresh = t.whole
 	} else if !e.inOverlay {
@@ -687,8 +692,13 @@ func (t *StateTable) setEncoded(row types.Row) {
 
 // setKV sets e's key and encoding (none: empty), in one string.
 func (t *StateTable) setKV(e *stEntry, key, enc []byte) {
+	e.klen = int32(len(key))
+	if len(enc) == 0 {
+		e.kv = string(key)
+		return
+	}
 	t.kvbuf = append(append(t.kvbuf[:0], key...), enc...)
-	e.kv, e.klen = string(t.kvbuf), int32(len(key))
+	e.kv = string(t.kvbuf)
 }
 
 // maybeSpill flushes the dirty entries early when the cache is over its
