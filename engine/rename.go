@@ -56,6 +56,15 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		return nil, err
 	}
 	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
+	if !ok && want == catalog.KindIndex {
+		// A primary key's index <table>_pkey is named after its table.
+		if tn, isPK := strings.CutSuffix(st.Name.Name, "_pkey"); isPK {
+			if t, ok := e.cat.Lookup(s.schemaOf(sql.ObjectName{Schema: st.Name.Schema, Name: tn}), tn); ok && t.Kind == catalog.KindTable && len(t.PK) > 0 && !t.Cols[t.PK[0]].Hidden {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "renaming the index of the primary key of table \"%s\" is not supported", tn).
+					WithDetail("A primary key's index and constraint are named %s_pkey after their table.", tn)
+			}
+		}
+	}
 	if !ok {
 		if st.IfExists {
 			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))
@@ -68,10 +77,11 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		// the ALTER said (RangeVarGetRelidExtended).
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
 	}
-	if rel.Kind != want && !(want == catalog.KindTable && pgRelKinds[rel.Kind]) {
-		// PostgreSQL's ALTER TABLE ... RENAME renames any relation of
-		// pg_class; the other forms only their own kind, without a
-		// hint. weir's own kinds are pointed to their ALTER.
+	if rel.Kind != want && !((want == catalog.KindTable || want == catalog.KindIndex) && pgRelKinds[rel.Kind]) {
+		// PostgreSQL's ALTER TABLE ... RENAME and ALTER INDEX ...
+		// RENAME rename any relation of pg_class; the other forms only
+		// their own kind, without a hint. weir's own kinds are pointed
+		// to their ALTER.
 		err := pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", rel.Name, st.Kind)
 		if !pgRelKinds[rel.Kind] || !pgRelKinds[want] {
 			err = err.WithHint("Use ALTER %s.", strings.ToUpper(kindWords[rel.Kind]))
@@ -197,6 +207,11 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	}
 	if err := e.writeMu.lockContext(ctx); err != nil {
 		return nil, err
+	}
+	if rel.Kind == catalog.KindSequence {
+		// The column defaults calling nextval on it follow the new name.
+		after, before := e.renamedSequenceDefaults(rel, st.NewName)
+		referrers, referrersBefore = append(referrers, after...), append(referrersBefore, before...)
 	}
 	err := e.cat.ReplaceAll(append(slices.Clone(changes), referrers...)...)
 	e.writeMu.Unlock()

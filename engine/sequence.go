@@ -210,8 +210,8 @@ func (e *Engine) dropSequenceDefaults(seqs []*catalog.Relation, cascade bool, no
 	var detail, lines []string
 	for _, seq := range seqs {
 		for _, u := range e.sequenceUses(seq) {
-			what := fmt.Sprintf("default value for column %s of table %s", u.rel.Cols[u.col].Name, u.rel.Name)
-			detail = append(detail, what+" depends on sequence "+seq.Name)
+			what := fmt.Sprintf("default value for column %s of table %s", u.rel.Cols[u.col].Name, sql.QuoteIdent(u.rel.Name))
+			detail = append(detail, what+" depends on sequence "+sql.QuoteIdent(seq.Name))
 			lines = append(lines, "drop cascades to "+what)
 			rel := changed[u.rel.ID]
 			if rel == nil {
@@ -226,7 +226,7 @@ func (e *Engine) dropSequenceDefaults(seqs []*catalog.Relation, cascade bool, no
 	if len(detail) > 0 && !cascade {
 		err := pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop desired object(s) because other objects depend on them")
 		if len(seqs) == 1 {
-			err = pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", seqs[0].Name)
+			err = pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", sql.QuoteIdent(seqs[0].Name))
 		}
 		return err.WithDetail("%s", strings.Join(detail, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
@@ -905,4 +905,52 @@ func restartValue(st *sql.AlterSequence, start, max int64) (int64, error) {
 		return 0, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, max)
 	}
 	return v, nil
+}
+
+// renamedSequenceDefaults returns the tables whose column defaults call
+// nextval on seq, a sequence made by CREATE SEQUENCE, with each such
+// call's name rewritten to newName (a schema the text named is kept),
+// and the tables as they were. PostgreSQL's defaults hold the
+// sequence's oid and print its current name; weir's hold the name, so
+// a rename rewrites them. Called under writeMu.
+func (e *Engine) renamedSequenceDefaults(seq *catalog.Relation, newName string) (after, before []*catalog.Relation) {
+	changed := map[uint32]*catalog.Relation{}
+	for _, u := range e.sequenceUses(seq) {
+		rel := changed[u.rel.ID]
+		if rel == nil {
+			rel = u.rel.Clone()
+			changed[u.rel.ID] = rel
+			after, before = append(after, rel), append(before, u.rel)
+		}
+		def := rel.Cols[u.col].Default
+		var b strings.Builder
+		last := 0
+		for _, m := range nextvalArg.FindAllStringSubmatchIndex(def, -1) {
+			name := strings.ReplaceAll(def[m[2]:m[3]], "''", "'")
+			if r, col, err := e.findSequence(name); err != nil || col >= 0 || r.ID != seq.ID {
+				continue
+			}
+			b.WriteString(def[last:m[2]])
+			b.WriteString(strings.ReplaceAll(renameLastPart(name, newName), "'", "''"))
+			last = m[3]
+		}
+		b.WriteString(def[last:])
+		rel.Cols[u.col].Default = b.String()
+	}
+	return after, before
+}
+
+// renameLastPart returns a regclass name (schema.name, each part quoted
+// or not) with its last part replaced by newName, quoted where needed.
+func renameLastPart(name, newName string) string {
+	quoted, dot := false, -1
+	for i, r := range name {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == '.' && !quoted:
+			dot = i
+		}
+	}
+	return name[:dot+1] + sql.QuoteIdent(newName)
 }

@@ -6,10 +6,10 @@ import (
 	"github.com/weirdb/weir/internal/pgerr"
 )
 
-// Rename is ALTER TABLE | VIEW | MATERIALIZED VIEW | SOURCE | SINK
+// Rename is ALTER TABLE | VIEW | MATERIALIZED VIEW | SOURCE | SINK | SEQUENCE | INDEX
 // [IF EXISTS] name RENAME TO new_name.
 type Rename struct {
-	Kind     string // as in Drop.Kind: "table", "view", "materialized view", "source", "sink"
+	Kind     string // as in Drop.Kind: "table", "view", "materialized view", "source", "sink", "sequence", "index"
 	Name     ObjectName
 	NewName  string
 	IfExists bool
@@ -164,6 +164,23 @@ func (p *stmtParser) alter() (Stmt, error) {
 	if p.word(1) == "sequence" {
 		p.pos += 2
 		return p.alterSequence()
+	}
+	if p.word(1) == "index" {
+		// ALTER INDEX [IF EXISTS] name RENAME TO new_name; its other
+		// forms (SET, ATTACH PARTITION, ...) are not supported.
+		start := p.pos
+		p.pos += 2
+		r := &Rename{Kind: "index", IfExists: p.accept("if", "exists")}
+		n, err := p.objectName()
+		if err != nil || !p.accept("rename", "to") {
+			p.pos = start
+			return nil, p.unsupportedStmt()
+		}
+		r.Name = n
+		if r.NewName, err = p.name(); err != nil {
+			return nil, err
+		}
+		return r, nil
 	}
 	if p.word(1) == "schema" && p.word(3) == "owner" && p.word(4) == "to" {
 		// ALTER SCHEMA name OWNER TO role, which pg_dump writes for

@@ -156,6 +156,13 @@ func (p *stmtParser) alterSequence() (Stmt, error) {
 	if p.accept("owner", "to") {
 		return p.ownerTo("sequence", n, s.IfExists)
 	}
+	if p.accept("rename", "to") {
+		r := &Rename{Kind: "sequence", IfExists: s.IfExists, Name: n}
+		if r.NewName, err = p.name(); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
 	if p.atEnd() {
 		return nil, p.errHere()
 	}
