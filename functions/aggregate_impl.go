@@ -332,8 +332,28 @@ func (a *floatSum) setSum(f float64) {
 	a.sum, a.hi, a.lo, a.nf = f, f, 0, nonFinite{}
 }
 
+// overflowed reports whether the sum of the finite inputs has passed
+// the type's range while no input was infinite: PostgreSQL's float8pl
+// (float4pl) fails there with 22003 (a NaN input met before the
+// overflow would have hidden it; one met after it comes too late, as
+// here). An infinity stays one as
+// more finite inputs come, so checking the result finds what checking
+// each step would; a view's sum brought back in range by a retraction
+// (hi+lo) is in range again.
+func (a *floatSum) overflowed() bool {
+	return a.n > 0 && math.IsInf(a.sum, 0) && a.nf.pinf == 0 && a.nf.ninf == 0
+}
+
 // sumFloatAcc is sum(real) and sum(double precision).
 type sumFloatAcc struct{ floatSum }
+
+// ResultErr returns the sum, or 22003 when it overflowed.
+func (a *sumFloatAcc) ResultErr() (types.Datum, error) {
+	if a.overflowed() {
+		return types.NullDatum, ErrFloatOverflow
+	}
+	return a.Result(), nil
+}
 
 func (a *sumFloatAcc) Result() types.Datum {
 	if a.n == 0 {
@@ -494,6 +514,15 @@ func (a *avgFloatAcc) Result() types.Datum {
 		return types.NullDatum
 	}
 	return types.DFloat(a.nf.float(a.sum) / float64(a.n))
+}
+
+// ResultErr returns the average, or 22003 when the sum overflowed (as
+// float8_accum's sum does).
+func (a *avgFloatAcc) ResultErr() (types.Datum, error) {
+	if a.overflowed() {
+		return types.NullDatum, ErrFloatOverflow
+	}
+	return a.Result(), nil
 }
 
 // avgIntervalAcc is avg(interval): the interval sum divided by the count
@@ -931,6 +960,16 @@ func (a *varFloatAcc) Result() types.Datum {
 		v = math.Sqrt(v)
 	}
 	return types.DFloat(v)
+}
+
+// ResultErr returns the statistic, or 22003 when the running sum or
+// sum of squared differences of finite inputs overflowed, as
+// float8_accum fails.
+func (a *varFloatAcc) ResultErr() (types.Datum, error) {
+	if a.n > 0 && a.nf.pinf == 0 && a.nf.ninf == 0 && (math.IsInf(a.sx, 0) || math.IsInf(a.sxx, 0)) {
+		return types.NullDatum, ErrFloatOverflow
+	}
+	return a.Result(), nil
 }
 
 // distinctAcc feeds each distinct argument tuple to its inner accumulator

@@ -331,8 +331,12 @@ func systemOverloads() []*Overload {
 	list = append(list, fn("pg_table_is_visible", pgTableIsVisibleImpl, tBool, tOid))
 	// regclassout prints a regclass (weir's regclass values are OIDs) as
 	// Postgres does: the relation's name, qualified when it is not
-	// visible, or the number for an OID that names no relation.
+	// visible, "-" for OID 0 (InvalidOid), or the number for an OID that
+	// names no relation.
 	regclassoutImpl := row(func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		if d[0].I == 0 {
+			return dText("-")
+		}
 		if s, ok := describe(ctx, "regclassout", d[0].I, 0, false); ok {
 			return dText(s)
 		}
