@@ -87,7 +87,13 @@ func (l *Limit) start() error {
 	}
 	// As PostgreSQL's Limit tells a Sort right below it how many rows
 	// it will take (ExecSetTupleBound), so that it can keep only those.
-	if s, ok := l.in.(*Sort); ok && l.hasLimit && l.limit > 0 && l.off <= math.MaxInt64-l.limit && l.plan.Ties == nil {
+	// EXPLAIN ANALYZE wraps the Sort to count it; the bound goes through,
+	// so that it runs, and reports, the plan a query runs.
+	in := l.in
+	if a, ok := in.(*analyzed); ok {
+		in = a.in
+	}
+	if s, ok := in.(*Sort); ok && l.hasLimit && l.limit > 0 && l.off <= math.MaxInt64-l.limit && l.plan.Ties == nil {
 		s.SetBound(l.limit + l.off)
 	}
 	return nil
