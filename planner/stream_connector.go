@@ -185,6 +185,7 @@ func PlanSink(p Plan, sink *catalog.Relation, spec SinkSpec, alloc func() uint32
 		}
 		if len(s.Key) == 0 {
 			fail(pgerr.New(pgerr.InvalidColumnReference, "%s sink needs a primary key", withArticle(strings.ToUpper(spec.Format))).
+				WithDetail("The query's output has no unique key of its own among its columns (a GROUP BY's columns, or the primary key of the table it reads), so the sink cannot take one from it.").
 				WithHint("Add primary_key = 'col, ...' to the WITH options."))
 		}
 	}
