@@ -316,7 +316,10 @@ func (e *Engine) waitCommitted(ctx context.Context, p *pendingEpoch) (err error)
 			}
 			return nil
 		}
-		if err := e.st.drv.Barrier(ctx); err != nil {
+		// The commit closes p.done before it tells the coordinator, so
+		// the statement resumes from the committing goroutine.
+		committed := func() bool { res, ok := p.result(); return ok && res == nil }
+		if err := e.st.drv.BarrierUntil(ctx, p.done, committed); err != nil {
 			if res, ok := p.result(); ok && res == nil {
 				// The epoch committed before a later checkpoint failed.
 				return nil
