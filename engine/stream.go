@@ -369,6 +369,16 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 			}
 		}
 	}
+	// A view's output goes to its relay once a job reads it or is being
+	// added to read it (at this barrier or a later one): from this
+	// barrier on. Decided under writeMu, which every subscription holds,
+	// and for every job before any gets the barrier, which reaches the
+	// readers of views through their relays.
+	for _, j := range st.jobs {
+		if j.hasReaders() {
+			j.job.TapFrom(b.Barrier.Epoch.Curr)
+		}
+	}
 	for _, j := range st.sortedJobs() {
 		if !j.active {
 			continue
@@ -1069,6 +1079,14 @@ func (e *Engine) relay(j *jobRun) {
 			}
 		}
 	}
+}
+
+// hasReaders reports whether a job reads the view or is being added to
+// read it.
+func (j *jobRun) hasReaders() bool {
+	j.subMu.Lock()
+	defer j.subMu.Unlock()
+	return len(j.subs) > 0 || len(j.pending) > 0
 }
 
 func (j *jobRun) subscribers() []*jobRun {
