@@ -226,6 +226,14 @@ func canceled(ctx context.Context) error {
 // wait registers a waiter, sends the event mk builds for it and blocks
 // until the waiter is released or ctx is done.
 func (d *Driver) wait(ctx context.Context, mk func(WaiterID) Event) error {
+	return d.waitUntil(ctx, nil, nil, mk)
+}
+
+// waitUntil is wait that also returns nil once done (nil: never) is
+// closed and ok reports true. The waiter then stays registered and is
+// released into its buffered channel later; nobody reads it. When ok
+// reports false, the wait goes on for the waiter's release.
+func (d *Driver) waitUntil(ctx context.Context, done <-chan struct{}, ok func() bool, mk func(WaiterID) Event) error {
 	d.mu.Lock()
 	d.nextW++
 	w := d.nextW
@@ -238,6 +246,18 @@ func (d *Driver) wait(ctx context.Context, mk func(WaiterID) Event) error {
 			return canceled(ctx)
 		}
 		return err
+	}
+	select {
+	case err := <-ch:
+		return err
+	case <-done:
+		if ok() {
+			return nil
+		}
+	case <-ctx.Done():
+		// The waiter stays registered and is released into its
+		// buffered channel later; nobody reads it.
+		return canceled(ctx)
 	}
 	select {
 	case err := <-ch:
@@ -258,6 +278,18 @@ func (d *Driver) wait(ctx context.Context, mk func(WaiterID) Event) error {
 // it into a WARNING and the statement's normal completion).
 func (d *Driver) Barrier(ctx context.Context) error {
 	return d.wait(ctx, func(w WaiterID) Event { return RequestBarrier{Waiter: w} })
+}
+
+// BarrierUntil is Barrier for a caller that learns on its own that what
+// it waits for is committed: it also returns nil as soon as done is
+// closed and committed reports true (the engine's commit closes an
+// epoch's done before it reports the commit to the coordinator). The
+// caller then resumes without waiting for the coordinator's goroutine
+// to take in the commit and release it, one goroutine hand-off fewer on
+// a DML statement's path. When committed reports false (done closed on
+// a failure), it returns what Barrier would.
+func (d *Driver) BarrierUntil(ctx context.Context, done <-chan struct{}, committed func() bool) error {
+	return d.waitUntil(ctx, done, committed, func(w WaiterID) Event { return RequestBarrier{Waiter: w} })
 }
 
 // AddJob adds a job whose actors are built and waiting for their first

@@ -180,3 +180,58 @@ func TestBarrierCancelMessage(t *testing.T) {
 		t.Fatalf("cancelled Barrier = %v, want 57014 canceling statement due to user request", err)
 	}
 }
+
+// heldCommitIO is fakeIO whose commits close committing and then wait
+// for release before they report.
+type heldCommitIO struct {
+	*fakeIO
+	committing chan struct{}
+	release    chan struct{}
+}
+
+func (h *heldCommitIO) Commit(ctx context.Context, epoch uint64, ws []ActorWriteSet) error {
+	close(h.committing)
+	<-h.release
+	return h.fakeIO.Commit(ctx, epoch, ws)
+}
+
+// TestDriverBarrierUntil checks that BarrierUntil returns as soon as the
+// caller's done channel closes with committed reporting true, before
+// the coordinator has learnt of the commit, and that with committed
+// reporting false it waits for the waiter's release as Barrier does.
+func TestDriverBarrierUntil(t *testing.T) {
+	for _, ok := range []bool{true, false} {
+		h := &heldCommitIO{fakeIO: &fakeIO{jobs: []Job{{ID: 1, Actors: []ActorID{1, 2}}}},
+			committing: make(chan struct{}), release: make(chan struct{})}
+		d := NewDriver(Config{Interval: time.Hour}, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		h.d = d
+		ctx, cancel := context.WithCancel(context.Background())
+		ran := make(chan error, 1)
+		go func() { ran <- d.Run(ctx) }()
+
+		done := make(chan struct{})
+		res := make(chan error, 1)
+		go func() { res <- d.BarrierUntil(context.Background(), done, func() bool { return ok }) }()
+		<-h.committing
+		close(done)
+		if ok {
+			// The commit has not reported yet: only done can end the wait.
+			if err := <-res; err != nil {
+				t.Errorf("BarrierUntil with done closed = %v, want nil", err)
+			}
+			close(h.release)
+		} else {
+			select {
+			case err := <-res:
+				t.Errorf("BarrierUntil returned %v with committed false before the commit reported", err)
+			default:
+			}
+			close(h.release)
+			if err := <-res; err != nil {
+				t.Errorf("BarrierUntil after the commit = %v, want nil", err)
+			}
+		}
+		cancel()
+		<-ran
+	}
+}

@@ -258,6 +258,11 @@ type jobBarrierSink struct {
 
 // Ack implements stream.BarrierSink.
 func (s jobBarrierSink) Ack(ctx context.Context, epoch uint64, actor types.ActorID, ws *storage.Batch) error {
+	if ws == nil {
+		// Nothing written: no write set, rather than a nil *Batch in
+		// the interface.
+		return s.e.st.drv.Ack(ctx, epoch, actor, nil)
+	}
 	return s.e.st.drv.Ack(ctx, epoch, actor, ws)
 }
 

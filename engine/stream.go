@@ -316,7 +316,10 @@ func (e *Engine) waitCommitted(ctx context.Context, p *pendingEpoch) (err error)
 			}
 			return nil
 		}
-		if err := e.st.drv.Barrier(ctx); err != nil {
+		// The commit closes p.done before it tells the coordinator, so
+		// the statement resumes from the committing goroutine.
+		committed := func() bool { res, ok := p.result(); return ok && res == nil }
+		if err := e.st.drv.BarrierUntil(ctx, p.done, committed); err != nil {
 			if res, ok := p.result(); ok && res == nil {
 				// The epoch committed before a later checkpoint failed.
 				return nil
@@ -364,6 +367,16 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 			if m.Adds(j.id) {
 				j.active = true
 			}
+		}
+	}
+	// A view's output goes to its relay once a job reads it or is being
+	// added to read it (at this barrier or a later one): from this
+	// barrier on. Decided under writeMu, which every subscription holds,
+	// and for every job before any gets the barrier, which reaches the
+	// readers of views through their relays.
+	for _, j := range st.jobs {
+		if j.hasReaders() {
+			j.job.TapFrom(b.Barrier.Epoch.Curr)
 		}
 	}
 	for _, j := range st.sortedJobs() {
@@ -1066,6 +1079,14 @@ func (e *Engine) relay(j *jobRun) {
 			}
 		}
 	}
+}
+
+// hasReaders reports whether a job reads the view or is being added to
+// read it.
+func (j *jobRun) hasReaders() bool {
+	j.subMu.Lock()
+	defer j.subMu.Unlock()
+	return len(j.subs) > 0 || len(j.pending) > 0
 }
 
 func (j *jobRun) subscribers() []*jobRun {

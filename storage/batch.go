@@ -415,10 +415,16 @@ func (b *Batch) Commit() error {
 	return nil
 }
 
+// Empty reports whether the batch holds nothing to commit: no writes,
+// no spill marks and no areas.
+func (b *Batch) Empty() bool {
+	return b.b.Count() == 0 && len(b.marks) == 0 && len(b.areaList) == 0 && len(b.committing) == 0
+}
+
 // Close discards the batch if it was not committed. It may be called more
-// than once, and after Commit.
+// than once, and after Commit; on a nil batch it does nothing.
 func (b *Batch) Close() {
-	if b.closed {
+	if b == nil || b.closed {
 		return
 	}
 	b.closed = true

@@ -18,7 +18,8 @@ type BarrierSink interface {
 	// Ack acknowledges that barrier epoch (its Epoch.Curr) has left the
 	// actor, handing over the actor's write set for that epoch: its state
 	// tables' dirty entries. The sink owns ws from then on: it merges it
-	// into the epoch's commit (storage.Batch.Apply) and closes it.
+	// into the epoch's commit (storage.Batch.Apply) and closes it. ws is
+	// nil when the actor wrote nothing in the epoch.
 	Ack(ctx context.Context, epoch uint64, actor types.ActorID, ws *storage.Batch) error
 	// ActorFailed reports an actor that stopped with err; the coordinator
 	// then recovers the jobs from the last committed checkpoint.
@@ -33,7 +34,9 @@ type BarrierSink interface {
 // On every barrier that leaves the root, the actor dispatches it, then
 // acknowledges it to the BarrierSink with the epoch's write set
 // (ActorContext.WriteSet, which the operators filled on the barrier) and
-// starts a fresh write set for the next epoch. A barrier whose mutation
+// starts a fresh write set for the next epoch; a write set left empty
+// is kept for the next epoch and the acknowledgement carries none (most
+// actors of a job write nothing in the epoch of a single-row INSERT). A barrier whose mutation
 // stops the actor's job is acknowledged like any other, and then the
 // actor ends. An error fails the actor: it is reported to the sink and
 // the job is recovered by the coordinator; a panic in an operator is
@@ -121,6 +124,15 @@ func (a *Actor) run(ctx context.Context) error {
 			continue
 		}
 		ws := a.ctx.WriteSet
+		if ws.Empty() {
+			if err := a.sink.Ack(ctx, b.Epoch.Curr, a.ctx.Actor, nil); err != nil {
+				return err
+			}
+			if b.Mutation.Kind == types.MutationStopJob && b.Mutation.Job.ID == a.ctx.Job {
+				return nil
+			}
+			continue
+		}
 		// The next epoch's writes are foreseen to be about this one's,
 		// with a quarter to spare: for growth, and so that the largest
 		// write set of an epoch has room for the others to be merged

@@ -83,6 +83,8 @@ type Job struct {
 	gates sinkGates
 	// stats are the operators' counters, by plan node (see Stats).
 	stats map[planner.StreamNode]*OperatorStats
+	// tap opens Output's taps (TapFrom).
+	tap tapGate
 }
 
 // Fragment is a part of the dataflow between exchanges, run by

@@ -100,7 +100,9 @@
 // state tables' dirty entries into the write set (StateTable.Commit),
 // emits watermarks and forwards the barrier. When the barrier leaves the
 // actor's root, the actor dispatches it, acknowledges it to the
-// BarrierSink with the write set, and starts a new one. The coordinator
+// BarrierSink with the write set, and starts a new one; a write set
+// still empty is kept for the next epoch and the acknowledgement
+// carries none. The coordinator
 // commits an epoch once every actor acknowledged it: all write sets,
 // merged (storage.Batch.Apply), with committed_epoch in one batch. A
 // barrier carrying MutationStopJob for the actor's job is acknowledged,

@@ -483,3 +483,43 @@ func TestUnionOfValues(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestEmptyEpochAcksWithoutWriteSet checks that an actor that wrote
+// nothing in an epoch acknowledges it without a write set, keeping its
+// empty one for the next epoch, and that the writes of later epochs
+// still reach the view.
+func TestEmptyEpochAcksWithoutWriteSet(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	h := newHarness(t, db)
+	h.start(2)
+	h.barrier(types.BarrierCheckpoint, types.MutationAddJob)
+	h.finishBackfill()
+	writeSets := func() (acks, sets int) {
+		h.sink.mu.Lock()
+		defer h.sink.mu.Unlock()
+		return h.sink.n[h.epoch], len(h.sink.acks[h.epoch])
+	}
+	h.barrier(types.BarrierCheckpoint, types.MutationNone)
+	if acks, sets := writeSets(); acks != 4 || sets != 0 {
+		t.Fatalf("epoch without changes: %d acks with %d write sets, want 4 with none", acks, sets)
+	}
+	// One row: its scan actor writes nothing (the backfill is done), the
+	// view's actor that owns the key writes its row.
+	h.change(types.OpInsert, 1, 5)
+	h.barrier(types.BarrierCheckpoint, types.MutationNone)
+	if acks, sets := writeSets(); acks != 4 || sets != 1 {
+		t.Fatalf("epoch with one row: %d acks with %d write sets, want 4 with one", acks, sets)
+	}
+	h.check()
+	h.barrier(types.BarrierCheckpoint, types.MutationNone)
+	for k := range int64(10) {
+		h.change(types.OpInsert, k, k+1)
+	}
+	h.barrier(types.BarrierCheckpoint, types.MutationNone)
+	h.check()
+	h.barrier(types.BarrierCheckpoint, types.MutationStopJob)
+	if err := <-h.ended; err != nil {
+		t.Fatal(err)
+	}
+}

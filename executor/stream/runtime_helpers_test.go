@@ -182,21 +182,26 @@ func call(fn string, t types.T, args ...planner.Expr) *planner.Call {
 
 func cint(v int64) *planner.Const { return &planner.Const{V: types.DInt(v), T: types.TInt8} }
 
-// fakeSink collects acknowledgements per epoch.
+// fakeSink collects acknowledgements per epoch: their number, and the
+// write sets of those that carry one.
 type fakeSink struct {
 	mu     sync.Mutex
+	n      map[uint64]int
 	acks   map[uint64][]*storage.Batch
 	failed []error
 	notify chan struct{}
 }
 
 func newFakeSink() *fakeSink {
-	return &fakeSink{acks: map[uint64][]*storage.Batch{}, notify: make(chan struct{}, 1024)}
+	return &fakeSink{n: map[uint64]int{}, acks: map[uint64][]*storage.Batch{}, notify: make(chan struct{}, 1024)}
 }
 
 func (s *fakeSink) Ack(ctx context.Context, epoch uint64, actor types.ActorID, ws *storage.Batch) error {
 	s.mu.Lock()
-	s.acks[epoch] = append(s.acks[epoch], ws)
+	s.n[epoch]++
+	if ws != nil {
+		s.acks[epoch] = append(s.acks[epoch], ws)
+	}
 	s.mu.Unlock()
 	s.notify <- struct{}{}
 	return nil
@@ -210,25 +215,25 @@ func (s *fakeSink) ActorFailed(ctx context.Context, actor types.ActorID, err err
 	return nil
 }
 
-// wait blocks until n actors acknowledged epoch, and returns their write
-// sets.
+// wait blocks until n actors acknowledged epoch, and returns the write
+// sets of those that wrote something.
 func (s *fakeSink) wait(t *testing.T, epoch uint64, n int) []*storage.Batch {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
 		s.mu.Lock()
-		got, failed := s.acks[epoch], s.failed
+		got, acked, failed := s.acks[epoch], s.n[epoch], s.failed
 		s.mu.Unlock()
 		if len(failed) > 0 {
 			t.Fatalf("actor failed: %v", failed)
 		}
-		if len(got) >= n {
+		if acked >= n {
 			return got
 		}
 		select {
 		case <-s.notify:
 		case <-deadline:
-			t.Fatalf("epoch %d: %d of %d acks", epoch, len(got), n)
+			t.Fatalf("epoch %d: %d of %d acks", epoch, acked, n)
 		}
 	}
 }
