@@ -41,6 +41,10 @@ type Cache struct {
 	// filters is the part of used that the state tables' key filters
 	// hold (StateTable.left).
 	filters atomic.Int64
+	// sets is the bytes of the epochs' write sets not yet committed
+	// (Batch.Account): copies of dirty entries, in memory besides the
+	// entries until their checkpoint commits.
+	sets atomic.Int64
 	// stats holds a *TableCacheStats per state table id.
 	stats sync.Map
 }
@@ -78,10 +82,15 @@ func (c *Cache) Budget() int64 { return c.budget }
 
 // Used returns the approximate bytes held by all state tables' entries,
 // clean and dirty (each table's changes of less than usedBatch bytes
-// since it last passed them on aside).
-func (c *Cache) Used() int64 { return c.used.Load() }
+// since it last passed them on aside), and by the write sets not yet
+// committed (WriteSets).
+func (c *Cache) Used() int64 { return c.used.Load() + c.sets.Load() }
 
-func (c *Cache) over() bool { return c.used.Load() > c.budget }
+// WriteSets returns the bytes of the write sets counted in the budget
+// (Batch.Account) whose checkpoint has not committed or failed yet.
+func (c *Cache) WriteSets() int64 { return c.sets.Load() }
+
+func (c *Cache) over() bool { return c.Used() > c.budget }
 
 // stEntry is one key of a state table held in memory: a row, or none for
 // a key known to be absent (a deletion not yet durable, or a miss). It
@@ -791,6 +800,7 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 	}
 	clear(t.dirty)
 	t.dirty = t.dirty[:0]
+	b.recount()
 	return nil
 }
 

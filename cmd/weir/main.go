@@ -384,23 +384,12 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// memoryOverhead is what weir serve's soft memory limit allows beyond
-// the Go heap's part of --memory-budget (see goMemoryLimit): the 128 MiB
-// it allowed beyond the whole budget when Pebble's memory came on top,
-// plus Pebble's smallest share, so that up to the default budget the
-// limit is what it was. (With 128 MiB, the collector's work on Nexmark's
-// q20 at the default budget, its state at its share, cost about 14% more
-// CPU per event.)
-const memoryOverhead = 160 << 20
-
 // goMemoryLimit returns the Go runtime's soft memory limit for a memory
-// budget of budgetMB MiB: the budget less Pebble's share of it
-// (storage.PebbleShare: its block cache and memtables, allocated outside
-// the Go heap), plus memoryOverhead. So the Go runtime and Pebble
-// together hold at most the budget plus memoryOverhead.
+// budget of budgetMB MiB: the budget less Pebble's share and the fixed
+// part no share controls (storage.BudgetShares), so that the whole
+// process holds at most the budget (from storage.MinBudget up).
 func goMemoryLimit(budgetMB int64) int64 {
-	budget := budgetMB << 20
-	return budget - storage.PebbleShare(budget) + memoryOverhead
+	return storage.BudgetShares(budgetMB << 20).GoLimit
 }
 
 // applyMemoryLimit sets the Go runtime's soft memory limit for a memory
@@ -408,11 +397,10 @@ func goMemoryLimit(budgetMB int64) int64 {
 // serve and weir bench nexmark both run their engine under it.
 func applyMemoryLimit(budgetMB int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		// The garbage collector's soft limit follows the budget, so that
-		// the heap stays within the budget and a fixed allowance for
-		// sessions, plans and Pebble's batches: what streaming frees is
-		// collected before the heap outgrows them, however much of the
-		// budget is live. (Twice the budget, as it was, let the heap
+		// The garbage collector's soft limit is the Go runtime's part of
+		// the budget, so that what streaming frees is collected before
+		// the process outgrows the budget, however much of the state's
+		// share is live. (Twice the budget, as it once was, let the heap
 		// double a full budget of live state: 650 MB at the default
 		// 256 MiB.)
 		debug.SetMemoryLimit(goMemoryLimit(budgetMB))
