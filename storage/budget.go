@@ -27,8 +27,12 @@ type Shares struct {
 	GoLimit int64
 	// State is the state cache's budget (NewCache): the state tables'
 	// entries, clean and dirty, and the epochs' write sets until their
-	// checkpoint commits. Half of GoLimit: the collector needs about as
-	// much again above the live heap not to run back to back.
+	// checkpoint commits. Three eighths of GoLimit: the rest of the live
+	// heap (operators' buffers, chunks in flight, Pebble's write-ahead
+	// log buffers) takes about as much again at its peak, and the
+	// collector needs room above all of it not to run back to back
+	// (with half, Nexmark q16's live heap reached the limit and it ran
+	// at half its speed).
 	State int64
 	// DML is what a DML statement holds of its changes in the Go heap
 	// before it moves them to spill areas and a log in pieces: an eighth
@@ -40,8 +44,9 @@ const (
 	// fixedOverhead is Shares.Fixed: the resident set of weir bench
 	// nexmark running q0 (no state) over 1M events, 67 MiB, less the
 	// 19 MiB the Go runtime held, is 48 MiB (the executable's pages
-	// about 44 MiB of it).
-	fixedOverhead = 48 << 20
+	// about 44 MiB of it); the stateful queries' peaks were 55-59 MiB
+	// above their Go runtime's and Pebble's (what C's malloc keeps).
+	fixedOverhead = 56 << 20
 	// minGoLimit is the least soft memory limit: under it sessions,
 	// plans and the collector's headroom would not fit, and the
 	// collector would run back to back.
@@ -57,7 +62,7 @@ const MinBudget = fixedOverhead + minPebbleBytes + minGoLimit
 func BudgetShares(budget int64) Shares {
 	s := Shares{Budget: budget, Fixed: fixedOverhead, Pebble: PebbleShare(budget)}
 	s.GoLimit = max(budget-s.Fixed-s.Pebble, minGoLimit)
-	s.State = s.GoLimit / 2
+	s.State = s.GoLimit / 8 * 3
 	s.DML = s.GoLimit / 8
 	return s
 }

@@ -149,3 +149,46 @@ func TestWriteSetDroppedReleased(t *testing.T) {
 	}
 	t.Fatalf("a dropped batch still counts %d bytes", cache.WriteSets())
 }
+
+// freeSlotBytes is the bytes of the table's released slab slots, which
+// stay counted until reused.
+func (t *StateTable) freeSlotBytes() int64 { return int64(len(t.slab.free)) * slotBytes }
+
+// TestReleasedSlotsCounted: a table goes on counting the slots of the
+// entries it let go, which the slab keeps allocated, until new entries
+// reuse them. Counted only while held, an evicted table's slab fell out
+// of the budget.
+func TestReleasedSlotsCounted(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	cache := NewCache(256 << 20)
+	st := newST(db, cache)
+	// Held whole, the table lets a durable deletion's entry go.
+	if err := st.Exclusive(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range int64(3000) {
+		st.Insert(stKey(1, i), stRow(1, i, "x"))
+	}
+	commitEpoch(t, db, st, 1)
+	full := st.Bytes()
+	for i := range int64(3000) {
+		st.Delete(stKey(1, i))
+	}
+	commitEpoch(t, db, st, 2)
+	st.Get(stKey(0, 0))
+	if got := st.Bytes(); got < 3000*slotBytes {
+		t.Fatalf("after 3,000 entries left: the table counts %d bytes, their slots hold %d", got, 3000*slotBytes)
+	}
+	if d := st.Bytes() - cache.Used(); d != 0 {
+		t.Fatalf("table %d bytes, cache %d", st.Bytes(), cache.Used())
+	}
+	// New entries reuse the slots: the count does not grow by them twice.
+	for i := range int64(3000) {
+		st.Insert(stKey(2, i), stRow(2, i, "x"))
+	}
+	commitEpoch(t, db, st, 3)
+	if got := st.Bytes(); got > full+full/8 {
+		t.Fatalf("3,000 entries in reused slots count %d bytes, in new ones %d", got, full)
+	}
+}
