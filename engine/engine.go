@@ -297,7 +297,8 @@ func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
 func (e *Engine) Metrics() *Metrics { return e.metrics }
 
 // StateCacheBytes returns the bytes the state tables hold in memory,
-// clean and dirty entries (weir_state_cache_bytes), without collecting
+// clean and dirty entries, and the epochs' write sets not yet committed
+// (weir_state_cache_bytes), without collecting
 // the other metrics: a scrape also measures every state table's size in
 // storage, which reads all of its rows.
 func (e *Engine) StateCacheBytes() int64 {

@@ -51,12 +51,13 @@ weir serve flags:
                          127.0.0.1:9092), started before the database and stopped
                          after it; its topics live in DIR/kafka, every write
                          fsynced, so they survive restarts and crashes
-  --memory-budget N      memory budget in MiB of everything streaming holds (default
-                         256): state entries beyond it are evicted (clean) or
-                         flushed early to disk (dirty, committed only with their
-                         checkpoint); a large DML statement flows in pieces;
-                         Pebble's block cache and memtables take an eighth (at
-                         least 32 MiB)
+  --memory-budget N      memory budget in MiB of the whole process (default 256;
+                         from 152 up): Pebble's block cache and memtables take an
+                         eighth (at least 32 MiB), the Go runtime the rest but
+                         a fixed 56 MiB; state entries beyond their share are
+                         evicted (clean) or flushed early to disk (dirty,
+                         committed only with their checkpoint); a large DML
+                         statement flows in pieces
   --state-cache-mb N     older name of --memory-budget
   --disk-reserve-mb N    free space kept on the data directory's file system: below
                          it writes fail with 53100 and reads go on (default 128)
@@ -156,7 +157,7 @@ func serve(args []string) int {
 	dataDir := fs.String("data-dir", "./weir-data", "directory of the database (created if missing)")
 	metricsListen := fs.String("metrics-listen", "127.0.0.1:9249", "address of the Prometheus /metrics listener (empty: off)")
 	embeddedKafka := fs.String("embedded-kafka", "", "also serve the embedded Kafka broker on this address (data in <data-dir>/kafka; empty: off)")
-	memoryMB := fs.Int64("memory-budget", 0, "memory budget in MiB of everything streaming holds: state entries beyond it are evicted or flushed early, large DML flows in pieces, Pebble's block cache and memtables take an eighth, at least 32 MiB (default 256)")
+	memoryMB := fs.Int64("memory-budget", 0, "memory budget in MiB of the whole process: Pebble's block cache and memtables take an eighth, at least 32 MiB, the Go runtime the rest but a fixed part; state entries beyond their share are evicted or flushed early, large DML flows in pieces (default 256)")
 	stateCacheMB := fs.Int64("state-cache-mb", 0, "older name of --memory-budget")
 	diskReserveMB := fs.Int64("disk-reserve-mb", engine.DefaultDiskReserveBytes>>20, "free space in MiB kept on the data directory's file system: below it writes fail with 53100 (disk full) and reads go on; 0 keeps none")
 	takeOverSinks := fs.Bool("take-over-sinks", false, "run the sinks of a database restored from a backup: their producers take over the original's transactional ids, fencing it")
