@@ -27,7 +27,9 @@ type Shares struct {
 	GoLimit int64
 	// State is the state cache's budget (NewCache): the state tables'
 	// entries, clean and dirty, and the epochs' write sets until their
-	// checkpoint commits. Three eighths of GoLimit: the rest of the live
+	// checkpoint commits. Three eighths of GoLimit (below MinBudget, of
+	// the same fraction of the budget as at MinBudget, not of the
+	// floor): the rest of the live
 	// heap (operators' buffers, chunks in flight, Pebble's write-ahead
 	// log buffers) takes about as much again at its peak, and the
 	// collector needs room above all of it not to run back to back
@@ -36,7 +38,8 @@ type Shares struct {
 	State int64
 	// DML is what a DML statement holds of its changes in the Go heap
 	// before it moves them to spill areas and a log in pieces: an eighth
-	// of GoLimit.
+	// of GoLimit (below MinBudget, of the Go runtime's part before its
+	// floor, as State is).
 	DML int64
 }
 
@@ -61,8 +64,16 @@ const MinBudget = fixedOverhead + minPebbleBytes + minGoLimit
 // BudgetShares divides a memory budget of budget bytes (see Shares).
 func BudgetShares(budget int64) Shares {
 	s := Shares{Budget: budget, Fixed: fixedOverhead, Pebble: PebbleShare(budget)}
-	s.GoLimit = max(budget-s.Fixed-s.Pebble, minGoLimit)
-	s.State = s.GoLimit / 8 * 3
-	s.DML = s.GoLimit / 8
+	// The Go runtime's part of the budget; below MinBudget, the same
+	// fraction of the budget as at MinBudget, so that a smaller budget
+	// still means less state and smaller DML pieces (tests run under
+	// budgets of a few MiB to reach their spill paths).
+	goPart := budget - s.Fixed - s.Pebble
+	if budget < MinBudget {
+		goPart = budget / (MinBudget >> 20) * (minGoLimit >> 20)
+	}
+	s.GoLimit = max(goPart, minGoLimit)
+	s.State = goPart / 8 * 3
+	s.DML = goPart / 8
 	return s
 }

@@ -15,7 +15,8 @@ import (
 // eighth from 256 MiB up. Below MinBudget the Go limit stays at its
 // floor.
 func TestBudgetSharesAddUp(t *testing.T) {
-	for _, mb := range []int64{1, 16, 32, 64, 100, 127, 128, 143, 144, 145, 200, 256, 300, 512, 1000, 1024, 4096, 8192} {
+	var prev Shares
+	for _, mb := range []int64{1, 16, 32, 64, 100, 127, 128, 143, 144, 145, 151, 152, 153, 200, 256, 300, 512, 1000, 1024, 4096, 8192} {
 		budget := mb << 20
 		s := BudgetShares(budget)
 		if s.Budget != budget || s.Fixed <= 0 || s.Pebble <= 0 || s.State <= 0 || s.DML <= 0 {
@@ -36,6 +37,16 @@ func TestBudgetSharesAddUp(t *testing.T) {
 		if s.State+s.DML > s.GoLimit/3*2 {
 			t.Errorf("budget %d MiB: state %d + DML %d exceed two thirds of the Go limit %d", mb, s.State, s.DML, s.GoLimit)
 		}
+		// The state and DML shares follow the budget below MinBudget
+		// too, not the Go limit's floor: a small budget still means a
+		// small state.
+		if s.State+s.DML > budget/2 {
+			t.Errorf("budget %d MiB: state %d + DML %d exceed half the budget", mb, s.State, s.DML)
+		}
+		if prev.Budget > 0 && (s.State < prev.State || s.DML < prev.DML) {
+			t.Errorf("budget %d MiB: state %d, DML %d, less than at %d bytes (%d, %d)", mb, s.State, s.DML, prev.Budget, prev.State, prev.DML)
+		}
+		prev = s
 		if mb >= 256 && s.Pebble != budget/8 {
 			t.Errorf("budget %d MiB: Pebble's share %d, want an eighth", mb, s.Pebble)
 		}
