@@ -578,7 +578,7 @@ type tableChanges struct {
 
 func (e *Engine) newStmtWriter() *stmtWriter {
 	return &stmtWriter{eng: e, view: e.st.view, own: map[uint32]map[string]types.Row{}, changes: map[uint32]*tableChanges{},
-		limit: e.cfg.MemoryBudget() / 8, keys: overlayKeys{view: e.st.view}}
+		limit: storage.BudgetShares(e.cfg.MemoryBudget()).DML, keys: overlayKeys{view: e.st.view}}
 }
 
 // heldBytes estimates the memory of one held change: the row's datums

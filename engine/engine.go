@@ -76,14 +76,15 @@ type Config struct {
 // DefaultStateCacheBytes is the default memory budget (256 MiB).
 const DefaultStateCacheBytes = 256 << 20
 
-// MemoryBudget returns the memory budget of everything streaming holds:
+// MemoryBudget returns the memory budget of the whole process:
 // Config.MemoryBudgetBytes, or its older name StateCacheBytes, or
-// DefaultStateCacheBytes. Three quarters go to the state tables' entries,
-// clean and dirty (clean ones are evicted beyond it, and an epoch's dirty
-// ones flushed early); an eighth bounds a DML statement's changes held in
-// memory, beyond which they flow to the dataflows in pieces; an eighth
-// (storage.PebbleShare, at least 32 MiB) is Pebble's block cache and
-// memtables.
+// DefaultStateCacheBytes. storage.BudgetShares divides it: a fixed part
+// for the executable and the runtime, Pebble's block cache and memtables
+// (storage.PebbleShare), and the Go runtime's soft memory limit, of
+// which half is the state tables' entries and the epochs' write sets
+// (clean entries are evicted beyond it, and an epoch's dirty ones
+// flushed early) and an eighth bounds a DML statement's changes held in
+// memory, beyond which they flow to the dataflows in pieces.
 func (c Config) MemoryBudget() int64 {
 	return cmp.Or(c.MemoryBudgetBytes, c.StateCacheBytes, DefaultStateCacheBytes)
 }
@@ -296,7 +297,8 @@ func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
 func (e *Engine) Metrics() *Metrics { return e.metrics }
 
 // StateCacheBytes returns the bytes the state tables hold in memory,
-// clean and dirty entries (weir_state_cache_bytes), without collecting
+// clean and dirty entries, and the epochs' write sets not yet committed
+// (weir_state_cache_bytes), without collecting
 // the other metrics: a scrape also measures every state table's size in
 // storage, which reads all of its rows.
 func (e *Engine) StateCacheBytes() int64 {

@@ -674,7 +674,7 @@ var (
 	descSinkSkipped      = desc("sink_records_skipped_total", "Records not written because they exceed max.record.bytes.", "sink")
 	descSinkState        = desc("sink_state", "1 for each sink's current state (running, restarting, failed).", "sink", "state")
 	descSinkEpoch        = desc("sink_last_committed_epoch", "The last checkpoint epoch whose sink transaction committed.", "sink")
-	descCacheBytes       = desc("state_cache_bytes", "Bytes held by the state cache (clean and dirty entries).")
+	descCacheBytes       = desc("state_cache_bytes", "Bytes held by the state cache (clean and dirty entries, and the epochs' write sets not yet committed).")
 	descCacheBudget      = desc("state_cache_budget_bytes", "The state cache's memory budget (state_cache_bytes's bound, exceeded by at most one epoch's writes).")
 	descSessionsByState  = desc("sessions_by_state", "Client sessions by state (active, idle, idle_in_transaction, idle_in_failed_transaction).", "state")
 )

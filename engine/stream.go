@@ -232,7 +232,7 @@ func (e *Engine) startStreams() error {
 		}
 	}
 	st := &streams{
-		cache: storage.NewCache(e.cfg.MemoryBudget() / 4 * 3),
+		cache: storage.NewCache(storage.BudgetShares(e.cfg.MemoryBudget()).State),
 		errs:  newStreamErrors(e.log),
 		ready: make(chan struct{}),
 		jobs:  map[types.JobID]*jobRun{},
@@ -475,6 +475,10 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 		batch = e.db.NewWriteBatchSize(size)
 	}
 	defer batch.Close()
+	// The batch counts in the state's budget as the write sets do, and
+	// each write set, once copied into it, is let go at once rather
+	// than held through the commit.
+	batch.Account(st.cache)
 	for _, w := range writeSets {
 		b, ok := w.WriteSet.(*storage.Batch)
 		if !ok || b == nil || b == batch {
@@ -483,6 +487,7 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 		if err := batch.Apply(b); err != nil {
 			return err
 		}
+		b.Close()
 	}
 	if sealed != nil {
 		if err := batch.Apply(sealed.batch); err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -37,6 +38,51 @@ type Batch struct {
 	// gets counts the lookups Get made without the tops, up to
 	// topAfterGets.
 	gets atomic.Int32
+	// acct counts the batch's memory in a state cache's budget (Account).
+	acct *setAcct
+}
+
+// setAcct is the memory of a batch counted in a Cache's budget.
+type setAcct struct {
+	c *Cache
+	n atomic.Int64
+}
+
+// release takes the batch's bytes out of the cache's count, once.
+func (a *setAcct) release() {
+	if n := a.n.Swap(0); n != 0 {
+		a.c.sets.Add(-n)
+	}
+}
+
+// Account counts the batch's memory (its writes and the room reserved
+// for more) in c's budget from now until the batch is committed or
+// closed, following its growth as state tables commit into it (Commit)
+// and write sets are applied to it (Apply). An actor's write set is a
+// copy of the epoch's dirty entries, in memory besides them until its
+// checkpoint commits: counted, it makes the tables evict clean entries
+// (or flush dirty ones early) to make room, instead of the heap growing
+// past the budget by an epoch's writes. A batch dropped without Close
+// (its recovery discarded it) is taken out of the count when the
+// collector frees it. Account on a batch already counted does nothing.
+func (b *Batch) Account(c *Cache) {
+	if c == nil || b.acct != nil || b.closed {
+		return
+	}
+	b.acct = &setAcct{c: c}
+	runtime.AddCleanup(b, (*setAcct).release, b.acct)
+	b.recount()
+}
+
+// recount brings the count of an accounted batch's memory up to date.
+func (b *Batch) recount() {
+	if b.acct == nil || b.closed {
+		return
+	}
+	n := int64(cap(b.b.Repr()))
+	if d := n - b.acct.n.Swap(n); d != 0 {
+		b.acct.c.sets.Add(d)
+	}
 }
 
 // topAfterGets is the number of lookups a batch makes before it finds
@@ -296,7 +342,9 @@ func (b *Batch) Apply(src *Batch) error {
 	for _, a := range src.areaList {
 		b.AddArea(a)
 	}
-	return wrapWrite(b.b.Apply(src.b, nil))
+	err := b.b.Apply(src.b, nil)
+	b.recount()
+	return wrapWrite(err)
 }
 
 // Bytes returns the size of the batch's writes as encoded for the
@@ -426,6 +474,9 @@ func (b *Batch) Empty() bool {
 func (b *Batch) Close() {
 	if b == nil || b.closed {
 		return
+	}
+	if b.acct != nil {
+		b.acct.release()
 	}
 	b.closed = true
 	_ = b.b.Close()

@@ -50,13 +50,8 @@ const (
 
 // PebbleShare returns the part of a memory budget of budget bytes that
 // Pebble's block cache and memtables take: an eighth, at least 32 MiB and
-// at most 1 GiB. The budget's other shares (DESIGN.md §4) are three
-// quarters for the state tables' entries and an eighth for a DML
-// statement's changes, so under budgets of 256 MiB to 8 GiB the three
-// add up to the budget. The Go runtime's soft memory limit is the budget
-// less this share, plus a fixed allowance, so under a smaller budget
-// Pebble's minimum comes out of the Go runtime's part: the two together
-// hold at most the budget plus that allowance, whatever the budget.
+// at most 1 GiB. BudgetShares gives the rest to the Go runtime and a
+// fixed part, so that together they hold at most the budget.
 // (Less is slower for state that outgrows its share: with 8 MiB under a
 // 64 MiB budget, Nexmark's q20 spent about 15% more CPU per event than
 // with 32 MiB or the fixed 64 MiB cache before.)

@@ -131,9 +131,7 @@ func (t *StateTable) forget(e *stEntry) {
 	if e.dirty {
 		t.dirtyBytes -= e.size
 	}
-	t.bytes -= e.size
-	t.addUsed(-e.size)
-	t.slab.release(e)
+	t.releaseEntry(e)
 }
 
 // hidden reports whether key (encoded, without the table's prefix) is

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/connector/nexmark"
+	"github.com/weirdb/weir/storage"
 )
 
 // TestBenchQuery runs q0 through the benchmark harness: the blackhole
@@ -84,8 +85,7 @@ func TestResultTable(t *testing.T) {
 }
 
 // TestBenchMemoryBudget: --memory-budget sets the Go soft memory limit
-// as weir serve's does (the budget less Pebble's share, at least 32 MiB,
-// plus its fixed overhead), a budget
+// as weir serve's does (storage.BudgetShares), a budget
 // of zero is refused, and --memprofile writes the peak's and the end's
 // heap profiles.
 func TestBenchMemoryBudget(t *testing.T) {
@@ -103,7 +103,7 @@ func TestBenchMemoryBudget(t *testing.T) {
 	if rc := benchMain(args, &out, &errOut); rc != 0 {
 		t.Fatalf("exit status %d: %s", rc, errOut.String())
 	}
-	if got, want := debug.SetMemoryLimit(-1), int64(16<<20+memoryOverhead); got != want {
+	if got, want := debug.SetMemoryLimit(-1), storage.BudgetShares(48<<20).GoLimit; got != want {
 		t.Fatalf("soft memory limit %d, want %d", got, want)
 	}
 	var r benchResult

@@ -51,12 +51,13 @@ weir serve flags:
                          127.0.0.1:9092), started before the database and stopped
                          after it; its topics live in DIR/kafka, every write
                          fsynced, so they survive restarts and crashes
-  --memory-budget N      memory budget in MiB of everything streaming holds (default
-                         256): state entries beyond it are evicted (clean) or
-                         flushed early to disk (dirty, committed only with their
-                         checkpoint); a large DML statement flows in pieces;
-                         Pebble's block cache and memtables take an eighth (at
-                         least 32 MiB)
+  --memory-budget N      memory budget in MiB of the whole process (default 256;
+                         from 152 up): Pebble's block cache and memtables take an
+                         eighth (at least 32 MiB), the Go runtime the rest but
+                         a fixed 56 MiB; state entries beyond their share are
+                         evicted (clean) or flushed early to disk (dirty,
+                         committed only with their checkpoint); a large DML
+                         statement flows in pieces
   --state-cache-mb N     older name of --memory-budget
   --disk-reserve-mb N    free space kept on the data directory's file system: below
                          it writes fail with 53100 and reads go on (default 128)
@@ -156,7 +157,7 @@ func serve(args []string) int {
 	dataDir := fs.String("data-dir", "./weir-data", "directory of the database (created if missing)")
 	metricsListen := fs.String("metrics-listen", "127.0.0.1:9249", "address of the Prometheus /metrics listener (empty: off)")
 	embeddedKafka := fs.String("embedded-kafka", "", "also serve the embedded Kafka broker on this address (data in <data-dir>/kafka; empty: off)")
-	memoryMB := fs.Int64("memory-budget", 0, "memory budget in MiB of everything streaming holds: state entries beyond it are evicted or flushed early, large DML flows in pieces, Pebble's block cache and memtables take an eighth, at least 32 MiB (default 256)")
+	memoryMB := fs.Int64("memory-budget", 0, "memory budget in MiB of the whole process: Pebble's block cache and memtables take an eighth, at least 32 MiB, the Go runtime the rest but a fixed part; state entries beyond their share are evicted or flushed early, large DML flows in pieces (default 256)")
 	stateCacheMB := fs.Int64("state-cache-mb", 0, "older name of --memory-budget")
 	diskReserveMB := fs.Int64("disk-reserve-mb", engine.DefaultDiskReserveBytes>>20, "free space in MiB kept on the data directory's file system: below it writes fail with 53100 (disk full) and reads go on; 0 keeps none")
 	takeOverSinks := fs.Bool("take-over-sinks", false, "run the sinks of a database restored from a backup: their producers take over the original's transactional ids, fencing it")
@@ -384,23 +385,12 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// memoryOverhead is what weir serve's soft memory limit allows beyond
-// the Go heap's part of --memory-budget (see goMemoryLimit): the 128 MiB
-// it allowed beyond the whole budget when Pebble's memory came on top,
-// plus Pebble's smallest share, so that up to the default budget the
-// limit is what it was. (With 128 MiB, the collector's work on Nexmark's
-// q20 at the default budget, its state at its share, cost about 14% more
-// CPU per event.)
-const memoryOverhead = 160 << 20
-
 // goMemoryLimit returns the Go runtime's soft memory limit for a memory
-// budget of budgetMB MiB: the budget less Pebble's share of it
-// (storage.PebbleShare: its block cache and memtables, allocated outside
-// the Go heap), plus memoryOverhead. So the Go runtime and Pebble
-// together hold at most the budget plus memoryOverhead.
+// budget of budgetMB MiB: the budget less Pebble's share and the fixed
+// part no share controls (storage.BudgetShares), so that the whole
+// process holds at most the budget (from storage.MinBudget up).
 func goMemoryLimit(budgetMB int64) int64 {
-	budget := budgetMB << 20
-	return budget - storage.PebbleShare(budget) + memoryOverhead
+	return storage.BudgetShares(budgetMB << 20).GoLimit
 }
 
 // applyMemoryLimit sets the Go runtime's soft memory limit for a memory
@@ -408,11 +398,10 @@ func goMemoryLimit(budgetMB int64) int64 {
 // serve and weir bench nexmark both run their engine under it.
 func applyMemoryLimit(budgetMB int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		// The garbage collector's soft limit follows the budget, so that
-		// the heap stays within the budget and a fixed allowance for
-		// sessions, plans and Pebble's batches: what streaming frees is
-		// collected before the heap outgrows them, however much of the
-		// budget is live. (Twice the budget, as it was, let the heap
+		// The garbage collector's soft limit is the Go runtime's part of
+		// the budget, so that what streaming frees is collected before
+		// the process outgrows the budget, however much of the state's
+		// share is live. (Twice the budget, as it once was, let the heap
 		// double a full budget of live state: 650 MB at the default
 		// 256 MiB.)
 		debug.SetMemoryLimit(goMemoryLimit(budgetMB))

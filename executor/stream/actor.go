@@ -105,6 +105,9 @@ func (a *Actor) run(ctx context.Context) error {
 	if a.ctx.WriteSet == nil {
 		a.ctx.WriteSet = a.ctx.DB.NewWriteBatch()
 	}
+	// The write sets count in the state's budget until their
+	// checkpoint commits (storage.Batch.Account).
+	a.ctx.WriteSet.Account(a.ctx.Cache)
 	ctx = withBlockedCounter(ctx, a.blocked)
 	for {
 		msg, err := a.root.Next(ctx)
@@ -144,6 +147,7 @@ func (a *Actor) run(ctx context.Context) error {
 		// 1.25 times a 114 MB write set, as Nexmark q20 writes over 10M
 		// events, put the live heap above the soft limit.)
 		a.ctx.WriteSet = a.ctx.DB.NewWriteBatchSize(a.nextWriteSetSize(ws.Bytes()))
+		a.ctx.WriteSet.Account(a.ctx.Cache)
 		if err := a.sink.Ack(ctx, b.Epoch.Curr, a.ctx.Actor, ws); err != nil {
 			return err
 		}

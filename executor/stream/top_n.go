@@ -105,6 +105,11 @@ type TopN struct {
 	spare      []*topGroup
 	spareBytes int64
 	keepBytes  int64
+	// dirtyBytes approximates what the epoch's dirty groups hold (their
+	// windows, before and as of now): past the operator's buffer
+	// (Cache.OperatorBuffer) their changes are emitted early
+	// (maybeFlushEarly).
+	dirtyBytes int64
 	// outRows are output's rows, reused: the output builder copies them.
 	outRows [2]types.Row
 }
@@ -263,6 +268,9 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 		if !c.Visible(i) {
 			continue
 		}
+		if err := t.maybeFlushEarly(); err != nil {
+			return err
+		}
 		row := t.rowBuf[:0]
 		for _, v := range c.Cols {
 			row = append(row, detach(v.Get(i)))
@@ -316,6 +324,7 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 					t.kbuf = t.state.EncodeKey(t.kbuf[:0], key)
 				}
 				t.place(g, string(t.kbuf), row, n-1)
+				t.dirtyBytes += t.rowBytes()
 			}
 		case n == 0:
 			t.state.Delete(key)
@@ -348,7 +357,61 @@ func (t *TopN) touch(key types.Row) (*topGroup, error) {
 	}
 	t.dirty[string(t.kbuf)] = g
 	t.groups = append(t.groups, g)
+	t.dirtyBytes += topGroupBytes(g) + int64(len(g.old)+len(g.cur))*t.rowBytes()
 	return g, nil
+}
+
+// rowBytes approximates the bytes of one row of a window.
+func (t *TopN) rowBytes() int64 {
+	return int64(len(t.inTs)+1)*datumBytes + int64(unsafe.Sizeof(topEntry{}))
+}
+
+// maybeFlushEarly emits the changes of the epoch's dirty groups now, as
+// the barrier would, once they hold more than the operator's share of
+// the memory budget (Cache.OperatorBuffer), and the epoch goes on with
+// no dirty group; their rows are in the state table already. Without it
+// an epoch's dirty groups grew with the epoch's input, whatever the
+// budget: Nexmark q18's (the latest bid of each bidder and auction),
+// about 60 MiB at the peak with a state of 66 MiB.
+func (t *TopN) maybeFlushEarly() error {
+	if t.actx.Cache == nil || len(t.groups) == 0 || t.dirtyBytes < t.actx.Cache.OperatorBuffer() {
+		return nil
+	}
+	return t.emitGroups()
+}
+
+// emitGroups emits the changes of the dirty groups from their windows
+// before the epoch (or the last early flush) to their windows now, and
+// lets the groups go.
+func (t *TopN) emitGroups() error {
+	// Retractions of every group go first: a row that moved to another
+	// group (or to another place in its own) must leave before it enters.
+	curs := make([][]topEntry, len(t.groups))
+	for phase := range 3 {
+		for i, g := range t.groups {
+			if !g.changed {
+				continue
+			}
+			if phase == 0 && t.live {
+				curs[i] = g.cur
+			} else if phase == 0 {
+				var err error
+				if curs[i], err = t.window(nil, g.key, t.appendOnly); err != nil {
+					return err
+				}
+			}
+			t.diff(phase, g.old, curs[i])
+		}
+	}
+	clear(t.dirty)
+	t.out = t.ob.take(t.out)
+	for _, g := range t.groups {
+		t.recycle(g)
+	}
+	clear(t.groups)
+	t.groups = t.groups[:0]
+	t.dirtyBytes = 0
+	return nil
 }
 
 // liveMax is the largest window kept up to date as rows arrive (live).
@@ -577,32 +640,9 @@ func (t *TopN) output(e *topEntry, slot int) types.Row {
 
 func (t *TopN) barrier(b types.Barrier) error {
 	t.started = true
-	// Retractions of every group go first: a row that moved to another
-	// group (or to another place in its own) must leave before it enters.
-	curs := make([][]topEntry, len(t.groups))
-	for phase := range 3 {
-		for i, g := range t.groups {
-			if !g.changed {
-				continue
-			}
-			if phase == 0 && t.live {
-				curs[i] = g.cur
-			} else if phase == 0 {
-				var err error
-				if curs[i], err = t.window(nil, g.key, t.appendOnly); err != nil {
-					return err
-				}
-			}
-			t.diff(phase, g.old, curs[i])
-		}
+	if err := t.emitGroups(); err != nil {
+		return err
 	}
-	clear(t.dirty)
-	t.out = t.ob.take(t.out)
-	for _, g := range t.groups {
-		t.recycle(g)
-	}
-	clear(t.groups)
-	t.groups = t.groups[:0]
 	if err := t.states.Barrier(t.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
 
@@ -374,5 +375,81 @@ func TestTopNReusesWindowRows(t *testing.T) {
 	}
 	if got := render(e.stepBarrier(t, op, in, nil, types.BarrierCheckpoint)); got != normPretty(want.String()) {
 		t.Fatalf("second epoch:\n%s\nwant:\n%s", got, want.String())
+	}
+}
+
+// TestTopNFlushesEarly: the dirty groups of one epoch past the
+// operator's buffer (Cache.OperatorBuffer) have their changes emitted
+// before the barrier, and the epoch's output adds up to the same
+// windows. Without it the groups of an epoch grew with its input,
+// whatever the budget.
+func TestTopNFlushesEarly(t *testing.T) {
+	// ROW_NUMBER() OVER (PARTITION BY g ORDER BY v DESC) <= 1 over an
+	// append-only input, q18's shape, under a budget whose operator
+	// buffer holds a few dozen groups.
+	const groups = 2000
+	n := topNode([]int{1}, true, 1, 0, "row_number", false)
+	n.Input.Base().AppendOnly = true
+	e := newOpEnv(t)
+	e.actx.Cache = storage.NewCache(256 << 10)
+	in := &pushInput{}
+	op, err := NewTopN(e.actx, in, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	top := op.(*TopN)
+	e.stepBarrier(t, op, in, nil, types.BarrierInitial)
+
+	// Each group gets a row, then a later one.
+	c := types.NewChunk(topInTs, 2*groups)
+	for g := 1; g <= groups; g++ {
+		c.AppendRow(types.OpInsert, types.Row{types.DInt(int64(g)), types.DInt(int64(g)), types.DInt(1)})
+	}
+	for g := 1; g <= groups; g++ {
+		c.AppendRow(types.OpInsert, types.Row{types.DInt(int64(groups + g)), types.DInt(int64(g)), types.DInt(2)})
+	}
+	in.q = append(in.q, c)
+	m, err := op.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.(*types.Chunk); !ok {
+		t.Fatalf("the top-N emitted %v before the barrier, want the changes of its first groups", m)
+	}
+	if len(top.groups) >= groups {
+		t.Fatalf("%d dirty groups held, all of the epoch's", len(top.groups))
+	}
+	out := []*types.Chunk{m.(*types.Chunk)}
+	out = append(out, e.stepBarrier(t, op, in, nil, types.BarrierCheckpoint)...)
+	// The net changes: each group's window holds its later row.
+	net := map[string]int{}
+	for _, c := range out {
+		for i := 0; i < c.Len(); i++ {
+			if !c.Visible(i) {
+				continue
+			}
+			r := c.Row(i)
+			k := fmt.Sprintf("%d %d %d", r[0].I, r[1].I, r[2].I)
+			switch c.Op(i) {
+			case types.OpInsert, types.OpUpdateInsert:
+				net[k]++
+			default:
+				net[k]--
+			}
+		}
+	}
+	for k, v := range net {
+		if v == 0 {
+			delete(net, k)
+		}
+	}
+	if len(net) != groups {
+		t.Fatalf("%d rows in the windows after the epoch, want %d", len(net), groups)
+	}
+	for g := 1; g <= groups; g++ {
+		if k := fmt.Sprintf("%d %d 2", groups+g, g); net[k] != 1 {
+			t.Fatalf("group %d: row %q counted %d times, want once", g, k, net[k])
+		}
 	}
 }
