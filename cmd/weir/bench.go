@@ -139,7 +139,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the run to this file; with --all, to this file with the query's name appended")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (pprof) to this file when the live heap is at its highest (sampled every 100 ms), and one at the end to this file with .end appended; with --all, the query's name is appended first")
 	fs.DurationVar(&o.maxWall, "max-wall", 0, "stop a query after this much wall time and measure the events generated so far (their share of the stream's rows); 0: run to the end")
-	fs.Int64Var(&o.budgetMB, "memory-budget", engine.DefaultStateCacheBytes>>20, "memory budget in MiB of the whole process, as weir serve --memory-budget: the state cache, Pebble's block cache and memtables and the other shares, and the Go soft memory limit (the budget less Pebble's share and a fixed part, unless GOMEMLIMIT is set)")
+	fs.Int64Var(&o.budgetMB, "memory-budget", defaultBudgetMB(), "memory budget in MiB of the whole process, as weir serve --memory-budget (and the same default, half of the machine's or its cgroup's memory, at least 256): the state cache, Pebble's block cache and memtables and the other shares, and the Go soft memory limit (the budget less Pebble's share and a fixed part, unless GOMEMLIMIT is set)")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/weirdb/weir/connector/kafka"
 	"github.com/weirdb/weir/engine"
+	"github.com/weirdb/weir/internal/memlimit"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/wire"
 )
@@ -51,7 +52,8 @@ weir serve flags:
                          127.0.0.1:9092), started before the database and stopped
                          after it; its topics live in DIR/kafka, every write
                          fsynced, so they survive restarts and crashes
-  --memory-budget N      memory budget in MiB of the whole process (default 256;
+  --memory-budget N      memory budget in MiB of the whole process (default half
+                         of the machine's or its cgroup's memory, at least 256;
                          from 152 up): Pebble's block cache and memtables take an
                          eighth (at least 32 MiB), the Go runtime the rest but
                          a fixed 56 MiB; state entries beyond their share are
@@ -157,7 +159,7 @@ func serve(args []string) int {
 	dataDir := fs.String("data-dir", "./weir-data", "directory of the database (created if missing)")
 	metricsListen := fs.String("metrics-listen", "127.0.0.1:9249", "address of the Prometheus /metrics listener (empty: off)")
 	embeddedKafka := fs.String("embedded-kafka", "", "also serve the embedded Kafka broker on this address (data in <data-dir>/kafka; empty: off)")
-	memoryMB := fs.Int64("memory-budget", 0, "memory budget in MiB of the whole process: Pebble's block cache and memtables take an eighth, at least 32 MiB, the Go runtime the rest but a fixed part; state entries beyond their share are evicted or flushed early, large DML flows in pieces (default 256)")
+	memoryMB := fs.Int64("memory-budget", 0, "memory budget in MiB of the whole process: Pebble's block cache and memtables take an eighth, at least 32 MiB, the Go runtime the rest but a fixed part; state entries beyond their share are evicted or flushed early, large DML flows in pieces (default: half of the machine's or its cgroup's memory, at least 256)")
 	stateCacheMB := fs.Int64("state-cache-mb", 0, "older name of --memory-budget")
 	diskReserveMB := fs.Int64("disk-reserve-mb", engine.DefaultDiskReserveBytes>>20, "free space in MiB kept on the data directory's file system: below it writes fail with 53100 (disk full) and reads go on; 0 keeps none")
 	takeOverSinks := fs.Bool("take-over-sinks", false, "run the sinks of a database restored from a backup: their producers take over the original's transactional ids, fencing it")
@@ -193,7 +195,7 @@ func serve(args []string) int {
 		return serveCluster(cf, *listen, log)
 	}
 
-	budgetMB := int64(engine.DefaultStateCacheBytes >> 20)
+	budgetMB, given := defaultBudgetMB(), false
 	for _, f := range []struct {
 		name string
 		mb   int64
@@ -206,7 +208,10 @@ func serve(args []string) int {
 			fmt.Fprintf(os.Stderr, "weir serve: --%s must be positive, not %d\n", f.name, f.mb)
 			return 2
 		}
-		budgetMB = f.mb
+		budgetMB, given = f.mb, true
+	}
+	if !given {
+		log.Info("memory budget", "mib", budgetMB, "from", "half of the memory the machine (or its cgroup) has; --memory-budget sets it")
 	}
 	applyMemoryLimit(budgetMB)
 	if *streamingParallelism < 0 || *streamingParallelism > engine.MaxStreamingParallelism {
@@ -383,6 +388,16 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// defaultBudgetMB is the memory budget in MiB when none is given: half
+// of the memory the machine, or the cgroup the process runs in, has
+// (memlimit.DefaultBudgetMB), as RisingWave sizes a node by its memory;
+// at least engine.DefaultStateCacheBytes, which is also the budget when
+// the memory cannot be read.
+func defaultBudgetMB() int64 {
+	sys, ok := memlimit.SystemMemory()
+	return memlimit.DefaultBudgetMB(sys, ok, engine.DefaultStateCacheBytes>>20)
 }
 
 // goMemoryLimit returns the Go runtime's soft memory limit for a memory

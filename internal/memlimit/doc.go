@@ -1,5 +1,8 @@
 // Package memlimit lends headroom above the Go runtime's soft memory
-// limit to work whose memory is accounted for elsewhere.
+// limit to work whose memory is accounted for elsewhere, and reads how
+// much memory the process may use, from which weir's default memory
+// budget is sized (SystemMemory, DefaultBudgetMB: half of the machine's
+// memory or its cgroup's limit, whichever is less).
 //
 // weir serve sets the runtime's soft limit (debug.SetMemoryLimit) from
 // the memory budget, so that the collector keeps the heap within the

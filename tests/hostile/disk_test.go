@@ -73,7 +73,11 @@ func fill(t *testing.T, dir string, leave int64) string {
 // nothing acknowledged is lost, across a SIGKILL.
 func TestDiskFull(t *testing.T) {
 	dir := smallDisk(t)
-	srv := testenv.Start(t, testenv.Options{DataDir: filepath.Join(dir, "data"), Args: []string{"--disk-reserve-mb", "16"}})
+	// A budget of 256 MiB keeps Pebble's memtables at 4 MiB: the
+	// default, sized from the machine's memory, gives 64 MiB ones, whose
+	// write-ahead log file Pebble preallocates at 110% of a memtable,
+	// more than this file system holds.
+	srv := testenv.Start(t, testenv.Options{DataDir: filepath.Join(dir, "data"), Args: []string{"--disk-reserve-mb", "16", "--memory-budget", "256"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, srv.ConnString())
