@@ -16,7 +16,7 @@ import (
 // floor.
 func TestBudgetSharesAddUp(t *testing.T) {
 	var prev Shares
-	for _, mb := range []int64{1, 16, 32, 64, 100, 127, 128, 143, 144, 145, 151, 152, 153, 200, 256, 300, 512, 1000, 1024, 4096, 8192} {
+	for _, mb := range []int64{1, 16, 32, 64, 100, 127, 128, 143, 144, 145, 151, 152, 153, 200, 215, 216, 217, 256, 300, 512, 1000, 1024, 4096, 8192} {
 		budget := mb << 20
 		s := BudgetShares(budget)
 		if s.Budget != budget || s.Fixed <= 0 || s.Pebble <= 0 || s.State <= 0 || s.DML <= 0 {

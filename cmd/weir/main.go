@@ -54,7 +54,7 @@ weir serve flags:
                          fsynced, so they survive restarts and crashes
   --memory-budget N      memory budget in MiB of the whole process (default half
                          of the machine's or its cgroup's memory, at least 256;
-                         from 152 up): Pebble's block cache and memtables take an
+                         from 216 up): Pebble's block cache and memtables take an
                          eighth (at least 32 MiB), the Go runtime the rest but
                          a fixed 56 MiB; state entries beyond their share are
                          evicted (clean) or flushed early to disk (dirty,
@@ -204,8 +204,8 @@ func serve(args []string) int {
 		if !flagSet(fs, f.name) {
 			continue
 		}
-		if f.mb <= 0 {
-			fmt.Fprintf(os.Stderr, "weir serve: --%s must be positive, not %d\n", f.name, f.mb)
+		if f.mb <= 0 || f.mb > maxBudgetMB {
+			fmt.Fprintf(os.Stderr, "weir serve: --%s must be between 1 and %d (MiB), not %d\n", f.name, maxBudgetMB, f.mb)
 			return 2
 		}
 		budgetMB, given = f.mb, true
@@ -389,6 +389,10 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }
+
+// maxBudgetMB is the largest memory budget in MiB (1 PiB): its bytes
+// and every share of them fit an int64 with room to spare.
+const maxBudgetMB = 1 << 30
 
 // defaultBudgetMB is the memory budget in MiB when none is given: half
 // of the memory the machine, or the cgroup the process runs in, has
