@@ -154,6 +154,10 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "weir bench nexmark: --delivery must be exactly-once or at-least-once, not %q\n", o.delivery)
 		return 2
 	}
+	if o.budgetMB > maxBudgetMB {
+		fmt.Fprintf(stderr, "weir bench nexmark: --memory-budget must be at most %d (MiB), not %d\n", maxBudgetMB, o.budgetMB)
+		return 2
+	}
 	if o.events <= 0 || o.par <= 0 || o.splits <= 0 || o.interval <= 0 || o.budgetMB <= 0 {
 		fmt.Fprint(stderr, "weir bench nexmark: --events, --parallelism, --splits, --barrier-interval and --memory-budget must be above zero\n")
 		return 2
