@@ -94,6 +94,13 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	if _, taken := e.cat.Lookup(rel.Schema, st.NewName); taken {
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.NewName)
 	}
+	if tn, isPK := strings.CutSuffix(st.NewName, "_pkey"); isPK {
+		// A primary key's index <table>_pkey is a relation of pg_class
+		// too, though the catalog holds no entry of its own for it.
+		if t, ok := e.cat.Lookup(rel.Schema, tn); ok && t.Kind == catalog.KindTable && len(t.PK) > 0 && !t.Cols[t.PK[0]].Hidden {
+			return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.NewName)
+		}
+	}
 	renamed := rel.Clone()
 	renamed.Name = st.NewName
 	if rel.Kind != catalog.KindView && rel.Kind != catalog.KindMView {
