@@ -330,6 +330,12 @@ func (s *Session) runBackup(ctx context.Context, st *sql.Backup, io wire.ExecIO)
 	if err := s.noDDLInBlock("BACKUP"); err != nil {
 		return nil, err
 	}
+	// The backup's committed state holds every acknowledged statement.
+	end, err := s.eng.quiesceRedo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
 	hand := false
 	for k, v := range st.With {
 		if k != optHandOverSinks {

@@ -681,6 +681,10 @@ func (s *Session) copyOut(ctx context.Context, b *planner.Bound, co copyOptions,
 	if err != nil {
 		return nil, err
 	}
+	// The snapshot holds every statement acknowledged before (redo.go).
+	if err := s.eng.readFence(ctx); err != nil {
+		return nil, err
+	}
 	snap := s.eng.db.NewSnapshot()
 	defer snap.Close()
 	rows, err := s.collect(ctx, b, snap)

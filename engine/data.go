@@ -937,8 +937,22 @@ func (w *stmtWriter) NextRowID(relID uint32) (int64, error) {
 
 // apply adds the statement's changes to the open epoch (the tables'
 // writes, and the view DML reads) and pushes them to the jobs reading
-// the tables. It returns the epoch to wait for. Called under writeMu.
-func (w *stmtWriter) apply() (*pendingEpoch, error) {
+// the tables. It returns the epoch to wait for, or, when the statement
+// commits through the redo log (redo.go), the wait for its record's
+// fsync, which the caller waits for once it let writeMu go. Called
+// under writeMu.
+func (w *stmtWriter) apply() (*pendingEpoch, *storage.RedoWait, error) {
+	pe, wait, err := w.applyWrites()
+	if err != nil && wait != nil {
+		// The record is appended: its fsync is waited for, so that it
+		// is not left pending.
+		_ = wait.Wait()
+		wait = nil
+	}
+	return pe, wait, err
+}
+
+func (w *stmtWriter) applyWrites() (*pendingEpoch, *storage.RedoWait, error) {
 	e := w.eng
 	st := e.st
 	pe := st.cur
@@ -947,7 +961,7 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 		tc := w.changes[id]
 		tw, err := e.tableWatermark(tc.rel)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if tw != nil {
 			wms[id] = tw
@@ -977,27 +991,36 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 	if flush {
 		if err := w.flushPiece(); err != nil {
 			w.discard()
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for _, id := range w.order {
 		if a := w.areas[id]; a != nil {
 			if err := pe.batch.CommitArea(a, 0); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		for _, u := range e.uniqueOf(&w.uniq, w.changes[id].rel) {
 			if a := w.keyAreas[u.store]; a != nil {
 				if err := pe.batch.CommitArea(a, 0); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 		}
 	}
+	bs := []*storage.Batch{st.view, pe.batch}
+	logged := e.redoEligible(w, flush, wms)
+	if logged {
+		rec := e.db.NewWriteBatch()
+		defer rec.Close()
+		bs = append(bs, rec)
+	} else if len(w.order) > 0 {
+		pe.unlogged = true
+	}
 	for _, id := range w.order {
 		tc := w.changes[id]
 		for i, op := range tc.ops {
-			for _, b := range []*storage.Batch{st.view, pe.batch} {
+			for _, b := range bs {
 				var err error
 				if op.IsInsert() {
 					err = b.Put(id, tc.keys[i], tc.rows[i], tc.ts)
@@ -1005,42 +1028,49 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 					err = b.Delete(id, tc.keys[i])
 				}
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 		}
 	}
-	if err := w.keys.writeTo(st.view, pe.batch); err != nil {
-		return nil, err
+	if err := w.keys.writeTo(bs...); err != nil {
+		return nil, nil, err
 	}
 	for _, id := range w.order {
 		pe.tables[id] = true
+	}
+	var wait *storage.RedoWait
+	if logged {
+		var err error
+		if wait, err = e.logRedo(pe, bs[2], w); err != nil {
+			return nil, nil, err
+		}
 	}
 	defer w.discardLogs()
 	for _, id := range w.order {
 		tc := w.changes[id]
 		if w.unread[id] && e.tableRead(id) {
-			return nil, pgerr.New(pgerr.InternalError, "a job began reading table %s during a statement writing it", tc.rel.Name)
+			return nil, wait, pgerr.New(pgerr.InternalError, "a job began reading table %s during a statement writing it", tc.rel.Name)
 		}
 		if lg := w.logs[id]; lg != nil {
 			// A chunk at a time: each push waits for room in the jobs'
 			// inputs.
 			err := logChunks(lg, tc.ts, func(c *types.Chunk) error { return e.pushChanges(id, []*types.Chunk{c}) })
 			if err != nil {
-				return nil, err
+				return nil, wait, err
 			}
 		}
 		if len(tc.ops) == 0 {
 			continue
 		}
 		if err := e.pushChanges(id, tc.chunks()); err != nil {
-			return nil, err
+			return nil, wait, err
 		}
 		if tw := wms[id]; tw != nil {
 			e.advanceWatermark(tc, tw)
 		}
 	}
-	return pe, nil
+	return pe, wait, nil
 }
 
 // chunks cuts the changelog into chunks of at most about

@@ -92,6 +92,10 @@ func (c Config) MemoryBudget() int64 {
 // Engine is the database: it owns storage and the catalog, and serves
 // sessions. It implements wire.Handler.
 type Engine struct {
+	// noRedo, set by tests, commits every DML statement through its
+	// checkpoint, not the redo log (redo.go).
+	noRedo atomic.Bool
+
 	cfg     Config
 	log     *slog.Logger
 	db      *storage.DB
@@ -286,6 +290,7 @@ func Open(cfg Config) (*Engine, error) {
 // Close stops the streaming jobs and closes the database. Sessions must
 // be closed first.
 func (e *Engine) Close() error {
+	e.shutdownCheckpoint()
 	e.stopStreams()
 	return e.db.Close()
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -21,6 +22,9 @@ func indexEntries(t *testing.T, e *Engine, name string) []string {
 	idx, ok := e.cat.Lookup(catalog.PublicSchema, name)
 	if !ok || idx.Kind != catalog.KindIndex {
 		t.Fatalf("no index %s", name)
+	}
+	if err := e.readFence(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	snap := e.db.NewSnapshot()
 	defer snap.Close()

@@ -309,6 +309,8 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 	if err != nil || !created {
 		return j, created, err
 	}
+	// Writes the redo log does not hold (redo.go).
+	e.st.cur.unlogged = true
 	for _, b := range []*storage.Batch{e.st.view, e.st.cur.batch} {
 		if err := b.Apply(tmp); err != nil {
 			return nil, false, err
@@ -322,6 +324,7 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 // write it again after a drop. Called under writeMu.
 func (e *Engine) dropPendingKeys(rel *catalog.Relation) {
 	if st := rel.UniqueStore(); st != 0 {
+		e.st.cur.unlogged = true
 		_ = e.st.cur.batch.DeleteRange(st)
 		_ = e.st.view.DeleteRange(st)
 	}

@@ -96,7 +96,7 @@ func TestPendingAreasShadowLaterWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := w.apply(); err != nil {
+	if _, err := applyWait(w); err != nil {
 		e.writeMu.Unlock()
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestPendingAreasShadowLaterWrites(t *testing.T) {
 	}
 	var pe *pendingEpoch
 	if err == nil {
-		pe, err = w.apply()
+		pe, err = applyWait(w)
 	}
 	if err == nil {
 		var r types.Row
@@ -162,7 +162,7 @@ func TestHeldChangesBounded(t *testing.T) {
 			return err
 		}
 		var err error
-		pe, err = w.apply()
+		pe, err = applyWait(w)
 		return err
 	}
 	e.writeMu.Lock()
@@ -233,4 +233,16 @@ func TestDropGivesStateMemoryBack(t *testing.T) {
 	if left := e.st.cache.Used(); left-base > (held-base)/100 {
 		t.Errorf("the cache counts %d bytes before the view, %d with it, %d after dropping it", base, held, left)
 	}
+}
+
+// applyWait applies w as a statement's commit does, waiting for its redo
+// record's fsync when it took that path.
+func applyWait(w *stmtWriter) (*pendingEpoch, error) {
+	pe, wait, err := w.apply()
+	if wait != nil {
+		if werr := wait.Wait(); err == nil {
+			err = werr
+		}
+	}
+	return pe, err
 }

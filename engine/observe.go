@@ -79,6 +79,8 @@ type observer struct {
 	ckptBytes    prometheus.Histogram
 	ckptTotal    *prometheus.CounterVec
 	dmlCommit    prometheus.Histogram
+	dmlCommits   *prometheus.CounterVec
+	redoBytes    prometheus.Counter
 
 	// sizes caches the state tables' sizes (sizesTTL) so that scrapes
 	// and catalog reads do not scan Pebble each time.
@@ -115,8 +117,16 @@ func newObserver() *observer {
 		}, []string{"outcome"}),
 		dmlCommit: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "weir", Name: "dml_commit_duration_seconds",
-			Help:    "Time a DML statement waited for the checkpoint holding its changes to commit.",
+			Help:    "Time a DML statement waited for its commit: its redo record's fsync, or the checkpoint holding its changes.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}),
+		dmlCommits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "weir", Name: "dml_commits_total",
+			Help: "DML statements committed, by path: redo_log (acknowledged on their redo record's fsync) or checkpoint (on their checkpoint's commit).",
+		}, []string{"path"}),
+		redoBytes: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "weir", Name: "redo_log_bytes_total",
+			Help: "Bytes of redo records appended.",
 		}),
 	}
 }
@@ -127,7 +137,10 @@ func (o *observer) register(reg *prometheus.Registry, e *Engine) {
 	for _, oc := range []string{ckptSucceeded, ckptFailed, ckptTimedOut} {
 		o.ckptTotal.WithLabelValues(oc) // present at 0 from the start
 	}
-	reg.MustRegister(o.ckptDuration, o.ckptBytes, o.ckptTotal, o.dmlCommit, liveCollector{e})
+	for _, path := range []string{"redo_log", "checkpoint"} {
+		o.dmlCommits.WithLabelValues(path)
+	}
+	reg.MustRegister(o.ckptDuration, o.ckptBytes, o.ckptTotal, o.dmlCommit, o.dmlCommits, o.redoBytes, liveCollector{e})
 }
 
 // checkpointInjected records the start of the checkpoint of epoch and the
@@ -246,6 +259,19 @@ func (o *observer) checkpoints() []checkpointRecord {
 func (o *observer) dmlWaited(start time.Time, err *error) {
 	if *err == nil {
 		o.dmlCommit.Observe(time.Since(start).Seconds())
+		o.dmlCommits.WithLabelValues("checkpoint").Inc()
+	}
+}
+
+// redoAppended counts a redo record of n bytes.
+func (o *observer) redoAppended(n int) { o.redoBytes.Add(float64(n)) }
+
+// redoSynced records how long a statement waited for its redo record's
+// fsync, when it was synced (*err nil).
+func (o *observer) redoSynced(start time.Time, err *error) {
+	if *err == nil {
+		o.dmlCommit.Observe(time.Since(start).Seconds())
+		o.dmlCommits.WithLabelValues("redo_log").Inc()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/weirdb/weir/executor"
@@ -98,7 +99,8 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 	// for a view. A statement that reads no relation waits for none (a
 	// nil list would mean every view, and SELECT 1 or an INSERT of
 	// generate_series waited for every view after a restart).
-	reads := append(planner.IndexesRead(p.bound.Plan), p.bound.Deps...)
+	indexes := planner.IndexesRead(p.bound.Plan)
+	reads := append(slices.Clip(indexes), p.bound.Deps...)
 	if reads == nil {
 		reads = []uint32{}
 	}
@@ -113,6 +115,15 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 		if err := s.eng.checkDiskSpace(); err != nil {
 			return nil, err
 		}
+		// DML reads the tables with their pending writes; a view or an
+		// index it reads, or a block's snapshot, has the statements
+		// acknowledged through the redo log once they are committed
+		// (redo.go).
+		if s.txn == 'T' && !insertsOnly(p.bound) || len(p.bound.Funcs) > 0 || len(indexes) > 0 || s.eng.readsDerived(p.bound.Deps) {
+			if err := s.eng.readFence(ctx); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.checkCurrentOf(p.bound.Plan); err != nil {
 			return nil, err
 		}
@@ -121,6 +132,13 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 	cancel = func(cancelCtx context.CancelFunc) context.CancelFunc {
 		return func() { cancelCtx(); s.endStatementLocks() }
 	}(cancel)
+	// The snapshot holds every statement acknowledged before (redo.go).
+	if readsRelations(p.bound) {
+		if err := s.eng.readFence(ctx); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
 	s.eng.rewriteMu.RLock()
 	if err := s.eng.staleTypes(p.bound.Plan); err != nil {
 		s.eng.rewriteMu.RUnlock()

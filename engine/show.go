@@ -86,7 +86,14 @@ func (s *Session) prepareShowParameters() (wire.Prepared, error) {
 // name: the running job's dataflow, each operator with its live counts.
 func (s *Session) prepareExplainJob(st *sql.ExplainJob) (wire.Prepared, error) {
 	e := s.eng
-	return &utilPrepared{fields: textFields("QUERY PLAN"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+	return &utilPrepared{fields: textFields("QUERY PLAN"), run: func(ctx context.Context, _ []types.Datum, _ wire.ExecIO) (wire.Result, error) {
+		// Its state counts are the committed ones: of every statement
+		// acknowledged before (redo.go).
+		ctx, cancel := s.withTimeout(ctx)
+		defer cancel()
+		if err := e.readFence(ctx); err != nil {
+			return nil, err
+		}
 		rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 		if !ok {
 			return nil, pgerr.New(pgerr.UndefinedTable, "%s \"%s\" does not exist", st.Kind, st.Name.Name)

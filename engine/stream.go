@@ -75,6 +75,12 @@ type pendingEpoch struct {
 	// atomic, so a statement that stops waiting for it can name it
 	// without writeMu, which a commit may hold.
 	epoch atomic.Uint64
+	// lastLSN is the LSN of the last redo record of the epoch's
+	// statements (0: none), which its checkpoint truncates the log to;
+	// unlogged is set once a statement committed into it without a
+	// record (redo.go). Guarded by writeMu.
+	lastLSN  uint64
+	unlogged bool
 }
 
 func newPendingEpoch(db *storage.DB) *pendingEpoch {
@@ -203,7 +209,16 @@ type streams struct {
 	// they have ended): only they need to hear of a committed epoch.
 	sinkRuns atomic.Int32
 
+	// lastLogged is the epoch of the last statement acknowledged through
+	// the redo log (nil: none yet), which reads wait for (readFence);
+	// catalogChanges counts the statements changing the catalog, which
+	// hold that path shut (quiesceRedo).
+	lastLogged     atomic.Pointer[pendingEpoch]
+	catalogChanges atomic.Int32
+
 	// The fields below are guarded by Engine.writeMu.
+	// lsn is the last redo log sequence number handed out.
+	lsn    uint64
 	jobs   map[types.JobID]*jobRun
 	cur    *pendingEpoch
 	sealed *pendingEpoch
@@ -238,6 +253,9 @@ func (e *Engine) startStreams() error {
 		jobs:  map[types.JobID]*jobRun{},
 	}
 	st.committed.Store(committed)
+	if st.lsn, err = e.db.LastRedoLSN(); err != nil {
+		return err
+	}
 	st.interval.Store(interval.Milliseconds())
 	st.sys = e.loadSystemValues()
 	st.health = newJobHealthTable()
@@ -431,6 +449,9 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	if st.closing {
 		return errors.New("the server is shutting down")
 	}
+	if err := beforeCheckpointCommit(); err != nil {
+		return err
+	}
 	e.writeMu.Lock()
 	sealed := st.sealed
 	// An epoch with DML spill areas holds writeMu until the view no
@@ -493,6 +514,13 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 		if err := batch.Apply(sealed.batch); err != nil {
 			return err
 		}
+		if sealed.lastLSN > 0 {
+			// The statements acknowledged through the redo log are in
+			// the tables from now on.
+			if err := batch.TruncateRedo(sealed.lastLSN); err != nil {
+				return err
+			}
+		}
 	}
 	if err := batch.SetCommittedEpoch(epoch); err != nil {
 		return err
@@ -531,6 +559,10 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	}
 	return nil
 }
+
+// beforeCheckpointCommit is called as a checkpoint's commit starts; a
+// test of this package replaces it to fail a checkpoint in the process.
+var beforeCheckpointCommit = func() error { return nil }
 
 // rebuildView makes the view DML reads the open epoch's writes over the
 // database, once the sealed epoch's are in it. Called under writeMu.
@@ -649,6 +681,11 @@ func (io *streamIO) rebuild(ctx context.Context, fromEpoch uint64, cause error) 
 	st.initialized = false
 	e.discardHeld()
 	e.reloadTableWatermarks()
+	// The acknowledged statements of the discarded epochs (or of the
+	// epochs a crash lost) are applied again.
+	if err := e.replayRedo(); err != nil {
+		return nil, err
+	}
 
 	var specs []checkpoint.Job
 	rels := e.cat.All()

@@ -161,6 +161,18 @@ func (t *txnState) validate(e *Engine) error {
 		if err != nil {
 			return err
 		}
+		if want == nil && got != nil {
+			// A key the block inserted was taken since it first looked
+			// (by a statement committed, or acknowledged through the
+			// redo log, before): PostgreSQL's second inserter gets 23505.
+			row, found, err := t.batch.Get(rel.ID, []byte(pk[4:]), relTypes(rel))
+			if err != nil {
+				return err
+			}
+			if found {
+				return duplicateKey(rel, row)
+			}
+		}
 		if !bytes.Equal(got, want) {
 			return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update").
 				WithHint("The transaction might succeed if retried.")
@@ -361,10 +373,13 @@ func (s *Session) directWrite(ctx context.Context) (writeScope, error) {
 				e.writeMu.Unlock()
 				return ctxError(ctx)
 			}
-			pe, err := w.apply()
+			pe, wait, err := w.apply()
 			e.writeMu.Unlock()
 			if err != nil {
 				return err
+			}
+			if wait != nil {
+				return e.waitRedo(wait)
 			}
 			return s.waitApplied(ctx, pe)
 		},
@@ -458,10 +473,13 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 		e.writeMu.Unlock()
 		return ctxError(ctx)
 	}
-	pe, err := w.apply()
+	pe, wait, err := w.apply()
 	e.writeMu.Unlock()
 	if err != nil {
 		return err
+	}
+	if wait != nil {
+		return e.waitRedo(wait)
 	}
 	return s.waitApplied(ctx, pe)
 }

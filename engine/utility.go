@@ -70,6 +70,16 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			if err := s.resolveStmtTypes(stmt); err != nil {
 				return nil, err
 			}
+			// A statement that may change the catalog runs with the
+			// redo log's path shut and after the statements it
+			// acknowledged are committed (redo.go).
+			if changesCatalog(stmt) {
+				end, err := s.eng.quiesceRedo(ctx)
+				if err != nil {
+					return nil, err
+				}
+				defer end()
+			}
 			// The table locks the statement takes, before any of the
 			// engine's own locks (locks.go).
 			if names, _ := s.utilityLocks(stmt); len(names) > 0 {
@@ -280,6 +290,19 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return s.prepareCopy(st)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported here", planner.StatementName(stmt))
+}
+
+// changesCatalog reports whether a utility statement may change the
+// catalog or the tables' rows besides DML (DDL, TRUNCATE, REFRESH, ...):
+// all but the session's settings, transaction control, cursors,
+// prepared statements, locks and FLUSH.
+func changesCatalog(stmt sql.Stmt) bool {
+	switch stmt.(type) {
+	case *sql.Set, *sql.Reset, *sql.Txn, *sql.Prepare, *sql.CloseCursor, *sql.Deallocate,
+		*sql.SetConstraints, *sql.Flush, *sql.Lock:
+		return false
+	}
+	return true
 }
 
 func orDefault(s, d string) string {
@@ -995,6 +1018,7 @@ func (e *Engine) dropReplacing(ctx context.Context, order, replace []*catalog.Re
 		// back when their epoch commits.
 		for _, r := range order {
 			if r.Kind == catalog.KindTable {
+				e.st.cur.unlogged = true
 				_ = e.st.cur.batch.DeleteRange(r.ID)
 				_ = e.st.view.DeleteRange(r.ID)
 			}
