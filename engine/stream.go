@@ -529,6 +529,12 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	if err := batch.Commit(); err != nil {
 		return err
 	}
+	if sealed != nil && sealed.lastLSN > 0 {
+		// The redo log's segments the checkpoint made obsolete.
+		if err := e.db.DropRedo(sealed.lastLSN); err != nil {
+			e.log.Warn("removing redo log segments", "err", err)
+		}
+	}
 	if moves {
 		if st.sealed == sealed {
 			st.sealed = nil

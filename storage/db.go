@@ -87,6 +87,8 @@ type DB struct {
 	fs   vfs.FS
 	pdb  *pebble.DB
 	lock io.Closer
+	// redo is the DML redo log (redo.go).
+	redo *redoLog
 	log  *slog.Logger
 
 	idMu sync.Mutex
@@ -176,7 +178,8 @@ func Open(dir string, opts Options) (*DB, error) {
 		lock.Close()
 		return nil, pgerr.Wrap(pgerr.IOError, err, fmt.Sprintf("could not open database in %q", dir))
 	}
-	db := &DB{dir: dir, fs: fs, pdb: pdb, lock: lock, log: log, ids: map[string]*idBlock{}}
+	db := &DB{dir: dir, fs: fs, pdb: pdb, lock: lock, log: log, ids: map[string]*idBlock{},
+		redo: &redoLog{fs: fs, dir: fs.PathJoin(dir, redoDir), segBytes: redoSegmentBytes}}
 	// Early flushes left by a crash: finish the committed ones' moves,
 	// drop the others.
 	if err := db.ResolveSpills(); err != nil {
@@ -256,6 +259,7 @@ func (db *DB) PebbleMemory() int64 {
 // Close closes the database and releases the directory lock. Snapshots,
 // iterators and batches must be closed first.
 func (db *DB) Close() error {
+	db.closeRedo()
 	err := db.pdb.Close()
 	if lerr := db.lock.Close(); err == nil {
 		err = lerr

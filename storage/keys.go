@@ -18,10 +18,6 @@ const (
 	// PrefixSinkTxn holds sink transaction records (see SinkTxnKey).
 	PrefixSinkTxn byte = 0x04
 	// 0x05 and 0x06 are the spill path's (PrefixSpill, PrefixSpillMark).
-
-	// PrefixRedo holds the redo log's records: the DML statements
-	// acknowledged before their checkpoint commits (see RedoKey).
-	PrefixRedo byte = 0x07
 	// PrefixTable holds table and state table rows (see TableKey).
 	PrefixTable byte = 0x10
 )

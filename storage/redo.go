@@ -1,126 +1,417 @@
 package storage
 
 import (
-	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 
-	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"golang.org/x/sys/unix"
+
 	"github.com/weirdb/weir/internal/pgerr"
 )
 
 // The redo log holds the DML statements acknowledged before the
 // checkpoint holding their writes commits. A small statement's commit
 // appends one record (its table writes and changelog, encoded by the
-// engine) and is acknowledged once the record is fsynced: one fsync of
-// the write-ahead log, shared by every statement committing at the same
-// time, instead of a checkpoint through every job. The checkpoint that
-// holds the statement's writes removes its record in the same atomic
-// batch (Batch.TruncateRedo), so after a crash the records left are
-// exactly the acknowledged statements the committed state lacks, and the
-// recovery applies them again (DB.EachRedo). This is PostgreSQL's
-// write-ahead log for tables, with Flink's checkpoints for everything
-// derived from them.
+// engine) and is acknowledged once the record is fsynced: one fdatasync
+// of a preallocated file, shared by every statement committing at the
+// same time, instead of a checkpoint through every job. The checkpoint
+// that holds the statement's writes records its LSN as applied in the
+// same atomic batch (Batch.TruncateRedo), and the files whose records
+// are all applied are deleted after it (DB.DropRedo); after a crash the
+// records past the applied mark are exactly the acknowledged statements
+// the committed state lacks, and the recovery applies them again
+// (DB.EachRedo). This is PostgreSQL's write-ahead log for tables, with
+// Flink's checkpoints for everything derived from them.
 //
-// Records are keyed by their log sequence number (LSN), which the engine
-// hands out in the order statements commit; they live under PrefixRedo.
+// The log is a directory of segment files (<data-dir>/redo), each named
+// by the LSN of its first record and preallocated, so that appending
+// does not grow the file and an fdatasync writes the data and no file
+// size (PostgreSQL preallocates its WAL segments for the same reason).
+// A record is framed as
+//
+//	u32 length | u32 CRC-32C of (lsn | payload) | u64 lsn | payload
+//
+// all big-endian. Records are appended in LSN order, one after the other;
+// reading stops at the first frame that is zero, torn or out of order.
+// A segment is synced before the next one is started, so only the last
+// one can end in a torn record.
 
 // metaRedoApplied names the metadata entry holding the highest LSN whose
 // record a committed checkpoint holds (8 bytes big-endian).
 const metaRedoApplied = "redo_applied"
 
-// RedoKey returns the key of the redo record lsn:
-// [PrefixRedo][lsn, 8 bytes big-endian], so records scan in LSN order.
-func RedoKey(lsn uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{PrefixRedo}, lsn)
+// redoDir is the redo log's directory in the data directory.
+const redoDir = "redo"
+
+// redoSegmentBytes is the size a segment is preallocated to; a record
+// that does not fit starts the next one (a larger record gets a segment
+// of its size).
+const redoSegmentBytes = 8 << 20
+
+// redoFrameHeader is the size of a record's frame before its payload.
+const redoFrameHeader = 16
+
+var redoCRC = crc32.MakeTable(crc32.Castagnoli)
+
+// redoLog is the open redo log of a DB.
+type redoLog struct {
+	fs  vfs.FS
+	dir string
+	// segBytes is the size segments are preallocated to
+	// (redoSegmentBytes; tests make it small).
+	segBytes int64
+
+	// mu guards the fields below; appends hold it while they write.
+	mu sync.Mutex
+	// segs are the segments' first LSNs, oldest first; the last is cur's
+	// once an append started it.
+	segs    []uint64
+	cur     vfs.File
+	off     int64
+	written uint64 // the last LSN appended
+	loaded  bool   // segs read from the directory
+
+	// syncMu orders the syncs: one at a time, each covering every record
+	// written before it began.
+	syncMu sync.Mutex
+	synced atomic.Uint64
+	buf    []byte
+}
+
+func segmentName(first uint64) string { return fmt.Sprintf("%016x.redo", first) }
+
+// load lists the segments on disk once. Called under mu.
+func (l *redoLog) load() error {
+	if l.loaded {
+		return nil
+	}
+	names, err := l.fs.List(l.dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return pgerr.Wrap(pgerr.IOError, err, "listing the redo log")
+	}
+	for _, n := range names {
+		hex, ok := strings.CutSuffix(n, ".redo")
+		if !ok {
+			continue
+		}
+		first, err := strconv.ParseUint(hex, 16, 64)
+		if err != nil {
+			continue
+		}
+		l.segs = append(l.segs, first)
+	}
+	slices.Sort(l.segs)
+	l.loaded = true
+	return nil
 }
 
 // RedoWait is an appended redo record whose fsync may not be done yet.
 type RedoWait struct {
-	b *pebble.Batch
+	l   *redoLog
+	lsn uint64
 }
 
-// AppendRedo appends the record rec under lsn to the write-ahead log and
-// returns without waiting for its fsync: it is visible to reads and
-// ordered after every record appended before it. Callers append in LSN
-// order (under one lock) and call Wait outside it, so that concurrent
-// statements share an fsync. A record larger than the memtable's large
-// batch threshold is refused by the caller's size limit, not here.
+// AppendRedo appends the record rec under lsn and returns without waiting
+// for its fsync. Callers append in LSN order, one after the other (under
+// one lock), and call Wait outside that lock, so that concurrent
+// statements share an fsync.
 func (db *DB) AppendRedo(lsn uint64, rec []byte) (*RedoWait, error) {
-	b := db.pdb.NewBatch()
-	if err := b.Set(RedoKey(lsn), rec, nil); err != nil {
-		b.Close()
-		return nil, wrapWrite(err)
+	l := db.redo
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.load(); err != nil {
+		return nil, err
 	}
-	if err := db.pdb.ApplyNoSyncWait(b, pebble.Sync); err != nil {
-		b.Close()
+	n := int64(redoFrameHeader + len(rec))
+	if l.cur == nil || l.off+n > l.segBytes {
+		if err := l.startSegment(lsn, max(n, l.segBytes)); err != nil {
+			return nil, err
+		}
+	}
+	l.buf = binary.BigEndian.AppendUint32(l.buf[:0], uint32(len(rec)))
+	l.buf = binary.BigEndian.AppendUint32(l.buf, 0)
+	l.buf = binary.BigEndian.AppendUint64(l.buf, lsn)
+	l.buf = append(l.buf, rec...)
+	binary.BigEndian.PutUint32(l.buf[4:], crc32.Checksum(l.buf[8:], redoCRC))
+	if _, err := l.cur.WriteAt(l.buf, l.off); err != nil {
 		return nil, pgerr.Wrap(pgerr.IOError, err, "appending to the redo log")
 	}
-	return &RedoWait{b: b}, nil
+	l.off += n
+	l.written = lsn
+	return &RedoWait{l: l, lsn: lsn}, nil
 }
 
-// Wait returns once the record, and every record appended before it, is
-// durable. It must be called exactly once.
-func (w *RedoWait) Wait() error {
-	err := w.b.SyncWait()
-	w.b.Close()
-	if err != nil {
-		return pgerr.Wrap(pgerr.IOError, err, "syncing the redo log")
+// startSegment syncs and closes the current segment and starts one whose
+// first record is lsn, preallocated to size bytes. Called under mu.
+func (l *redoLog) startSegment(lsn uint64, size int64) error {
+	if l.cur != nil {
+		// Its records are durable before any of the next segment's.
+		if err := l.cur.SyncData(); err != nil {
+			return pgerr.Wrap(pgerr.IOError, err, "syncing the redo log")
+		}
+		l.markSynced(l.written)
+		_ = l.cur.Close()
+		l.cur = nil
 	}
+	if err := l.fs.MkdirAll(l.dir, 0o755); err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "creating the redo log's directory")
+	}
+	f, err := l.fs.Create(l.fs.PathJoin(l.dir, segmentName(lsn)), vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "creating a redo log segment")
+	}
+	if fd := f.Fd(); fd != vfs.InvalidFd {
+		// Allocated and sized now: an append then changes neither the
+		// file's size nor its blocks' allocation.
+		err = unix.Fallocate(int(fd), 0, 0, size)
+	} else {
+		err = f.Preallocate(0, size)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		// The directory's entry in the data directory too, the first
+		// time.
+		err = syncDir(l.fs, l.dir)
+		if err == nil && len(l.segs) == 0 {
+			err = syncDir(l.fs, l.fs.PathDir(l.dir))
+		}
+	}
+	if err != nil {
+		_ = f.Close()
+		return pgerr.Wrap(pgerr.IOError, err, "preallocating a redo log segment")
+	}
+	l.cur, l.off = f, 0
+	l.segs = append(l.segs, lsn)
 	return nil
 }
 
-// EachRedo calls fn with every redo record in LSN order, stopping at the
-// first error fn returns. rec is valid only during the call.
-func (db *DB) EachRedo(fn func(lsn uint64, rec []byte) error) error {
-	return scanPrefix(db.pdb, []byte{PrefixRedo}, func(key, value []byte) error {
-		if len(key) != 9 {
-			return pgerr.New(pgerr.DataCorrupted, "corrupt redo log key %x", key)
+// Wait returns once the record, and every record appended before it, is
+// durable.
+func (w *RedoWait) Wait() error {
+	l := w.l
+	if l.synced.Load() >= w.lsn {
+		return nil
+	}
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	if l.synced.Load() >= w.lsn {
+		// Synced by the statement that synced before this one.
+		return nil
+	}
+	l.mu.Lock()
+	f, upTo := l.cur, l.written
+	l.mu.Unlock()
+	if upTo <= l.synced.Load() {
+		return nil // a new segment's start synced it
+	}
+	if err := f.SyncData(); err != nil {
+		if l.synced.Load() >= upTo {
+			// The next segment's start synced and closed this one.
+			return nil
 		}
-		return fn(binary.BigEndian.Uint64(key[1:]), value)
+		return pgerr.Wrap(pgerr.IOError, err, "syncing the redo log")
+	}
+	l.markSynced(upTo)
+	return nil
+}
+
+// markSynced records that the records up to lsn are durable.
+func (l *redoLog) markSynced(lsn uint64) {
+	for {
+		cur := l.synced.Load()
+		if cur >= lsn || l.synced.CompareAndSwap(cur, lsn) {
+			return
+		}
+	}
+}
+
+// redoApplied returns the applied mark the last committed checkpoint
+// left (0 when none did).
+func (db *DB) redoApplied() (uint64, error) {
+	v, ok, err := db.Meta(metaRedoApplied)
+	if err != nil || !ok {
+		return 0, err
+	}
+	if len(v) != 8 {
+		return 0, pgerr.New(pgerr.DataCorrupted, "corrupt redo applied mark (%d bytes)", len(v))
+	}
+	return binary.BigEndian.Uint64(v), nil
+}
+
+// EachRedo calls fn, in LSN order, with every record past the applied
+// mark (the acknowledged statements the committed state lacks), stopping
+// at the first error fn returns. rec is valid only during the call.
+func (db *DB) EachRedo(fn func(lsn uint64, rec []byte) error) error {
+	applied, err := db.redoApplied()
+	if err != nil {
+		return err
+	}
+	_, err = db.redo.scan(func(lsn uint64, rec []byte) error {
+		if lsn <= applied {
+			return nil
+		}
+		return fn(lsn, rec)
 	})
+	return err
+}
+
+// scan reads every segment's valid records in order, calling fn (when
+// not nil) with each, and returns the last LSN read.
+func (l *redoLog) scan(fn func(lsn uint64, rec []byte) error) (uint64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.load(); err != nil {
+		return 0, err
+	}
+	var last uint64
+	for i, first := range l.segs {
+		if i > 0 && first != last+1 {
+			// A segment after a torn end: nothing after it was ever
+			// acknowledged.
+			break
+		}
+		data, err := l.readSegment(first)
+		if err != nil {
+			return 0, err
+		}
+		next := first
+		for len(data) >= redoFrameHeader {
+			n := binary.BigEndian.Uint32(data)
+			sum := binary.BigEndian.Uint32(data[4:])
+			lsn := binary.BigEndian.Uint64(data[8:])
+			if n == 0 && sum == 0 || int64(n) > int64(len(data)-redoFrameHeader) || lsn != next ||
+				crc32.Checksum(data[8:redoFrameHeader+int(n)], redoCRC) != sum {
+				break
+			}
+			if fn != nil {
+				if err := fn(lsn, data[redoFrameHeader:redoFrameHeader+int(n)]); err != nil {
+					return 0, err
+				}
+			}
+			last, next = lsn, lsn+1
+			data = data[redoFrameHeader+int(n):]
+		}
+	}
+	return last, nil
+}
+
+// readSegment returns the contents of the segment starting at first.
+func (l *redoLog) readSegment(first uint64) ([]byte, error) {
+	f, err := l.fs.Open(l.fs.PathJoin(l.dir, segmentName(first)))
+	if err != nil {
+		return nil, pgerr.Wrap(pgerr.IOError, err, "opening a redo log segment")
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, pgerr.Wrap(pgerr.IOError, err, "reading a redo log segment")
+	}
+	return data, nil
 }
 
 // LastRedoLSN returns the highest LSN handed out so far: that of the
 // last record in the log, or the applied mark a checkpoint left when the
-// log is empty. LSNs continue from it after a restart.
+// log holds none past it. LSNs continue from it after a restart.
 func (db *DB) LastRedoLSN() (uint64, error) {
-	var last uint64
-	v, ok, err := db.Meta(metaRedoApplied)
+	applied, err := db.redoApplied()
 	if err != nil {
 		return 0, err
 	}
-	if ok {
-		if len(v) != 8 {
-			return 0, pgerr.New(pgerr.DataCorrupted, "corrupt redo applied mark (%d bytes)", len(v))
-		}
-		last = binary.BigEndian.Uint64(v)
-	}
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: []byte{PrefixRedo}, UpperBound: []byte{PrefixRedo + 1}})
+	last, err := db.redo.scan(nil)
 	if err != nil {
-		return 0, pgerr.Wrap(pgerr.IOError, err, "opening iterator")
+		return 0, err
 	}
-	defer it.Close()
-	if it.Last() {
-		k := it.Key()
-		if len(k) != 9 || !bytes.HasPrefix(k, []byte{PrefixRedo}) {
-			return 0, pgerr.New(pgerr.DataCorrupted, "corrupt redo log key %x", k)
-		}
-		last = max(last, binary.BigEndian.Uint64(k[1:]))
-	}
-	return last, it.Error()
+	return max(applied, last), nil
 }
 
-// TruncateRedo removes, in the batch that commits a checkpoint, the redo
-// records up to lsn (inclusive), whose writes the checkpoint holds, and
-// records lsn as applied.
+// TruncateRedo records, in the batch that commits a checkpoint, that the
+// checkpoint holds the writes of the redo records up to lsn (inclusive):
+// a recovery skips them, and DropRedo deletes their segments once the
+// batch is committed.
 func (b *Batch) TruncateRedo(lsn uint64) error {
-	if err := b.check(); err != nil {
-		return err
-	}
-	if err := wrapWrite(b.b.DeleteRange([]byte{PrefixRedo}, RedoKey(lsn+1), nil)); err != nil {
-		return err
-	}
 	return b.SetMeta(metaRedoApplied, binary.BigEndian.AppendUint64(nil, lsn))
+}
+
+// DropRedo deletes the segments whose records are all at or below lsn,
+// an applied mark a committed checkpoint recorded. The segment being
+// appended to stays.
+func (db *DB) DropRedo(lsn uint64) error {
+	l := db.redo
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.load(); err != nil {
+		return err
+	}
+	n := 0
+	for n+1 < len(l.segs) && l.segs[n+1]-1 <= lsn {
+		if err := l.fs.Remove(l.fs.PathJoin(l.dir, segmentName(l.segs[n]))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			l.segs = l.segs[n:]
+			return pgerr.Wrap(pgerr.IOError, err, "removing a redo log segment")
+		}
+		n++
+	}
+	l.segs = l.segs[n:]
+	return nil
+}
+
+// copyRedo copies the redo log's segments into the data directory dir
+// (a checkpoint's copy), holding off DropRedo meanwhile.
+func (db *DB) copyRedo(dir string) error {
+	l := db.redo
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.load(); err != nil || len(l.segs) == 0 {
+		return err
+	}
+	fs := db.fs
+	to := fs.PathJoin(dir, redoDir)
+	if err := fs.MkdirAll(to, 0o755); err != nil {
+		return err
+	}
+	for _, first := range l.segs {
+		data, err := l.readSegment(first)
+		if err != nil {
+			return err
+		}
+		f, err := fs.Create(fs.PathJoin(to, segmentName(first)), vfs.WriteCategoryUnspecified)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return syncDir(fs, to)
+}
+
+// closeRedo closes the segment being appended to.
+func (db *DB) closeRedo() {
+	l := db.redo
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cur != nil {
+		_ = l.cur.Close()
+		l.cur = nil
+	}
 }
 
 // ApplyRedo appends to b the writes encoded in repr, the Repr of a
@@ -132,7 +423,7 @@ func (b *Batch) ApplyRedo(repr []byte) error {
 	}
 	src := b.db.pdb.NewBatch()
 	defer src.Close()
-	if err := src.SetRepr(bytes.Clone(repr)); err != nil {
+	if err := src.SetRepr(slices.Clone(repr)); err != nil {
 		return pgerr.Wrap(pgerr.DataCorrupted, err, "decoding a redo record's writes")
 	}
 	b.forgetTops()

@@ -1,0 +1,189 @@
+package storage
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// redoLSNs returns the LSNs EachRedo gives, checking each record's
+// payload is the one appendN wrote for it.
+func redoLSNs(t *testing.T, db *DB) []uint64 {
+	t.Helper()
+	var out []uint64
+	err := db.EachRedo(func(lsn uint64, rec []byte) error {
+		if want := redoPayload(lsn); !bytes.Equal(rec, want) {
+			return fmt.Errorf("record %d: %q, want %q", lsn, rec, want)
+		}
+		out = append(out, lsn)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func redoPayload(lsn uint64) []byte {
+	return bytes.Repeat([]byte{byte('a' + lsn%26)}, int(lsn%50)+1)
+}
+
+// appendN appends records from..to, waiting for each when wait is set.
+func appendN(t *testing.T, db *DB, from, to uint64, wait bool) {
+	t.Helper()
+	for lsn := from; lsn <= to; lsn++ {
+		w, err := db.AppendRedo(lsn, redoPayload(lsn))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wait {
+			if err := w.Wait(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestRedoLogCrash: the records whose Wait returned survive a crash (a
+// copy of the file system with only what was synced), across segments;
+// reading stops at the end of what was synced, and LSNs go on from the
+// last record after the restart.
+func TestRedoLogCrash(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	db, err := Open("d", Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.redo.segBytes = 1 << 10 // a few dozen records per segment
+	appendN(t, db, 1, 100, true)
+	appendN(t, db, 101, 103, false) // not synced: may be lost
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	db.Close()
+
+	db, err = Open("d", Options{FS: crashed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := redoLSNs(t, db)
+	if len(got) < 100 || got[0] != 1 {
+		t.Fatalf("after the crash the log holds %d records from %v, want at least 1..100", len(got), got[:min(len(got), 1)])
+	}
+	last, err := db.LastRedoLSN()
+	if err != nil || last != uint64(len(got)) {
+		t.Fatalf("LastRedoLSN %d, %v; want %d", last, err, len(got))
+	}
+	db.redo.segBytes = 1 << 10
+	appendN(t, db, last+1, last+20, true)
+	if got := redoLSNs(t, db); len(got) != int(last)+20 {
+		t.Fatalf("after more appends the log holds %d records, want %d", len(got), last+20)
+	}
+	db.Close()
+}
+
+// TestRedoLogTornRecord: a record whose bytes were cut short or changed
+// ends the log there.
+func TestRedoLogTornRecord(t *testing.T) {
+	fs := vfs.NewMem()
+	db, err := Open("d", Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, db, 1, 10, true)
+	db.Close()
+	// Flip a byte of record 6's payload.
+	name := fs.PathJoin("d", redoDir, segmentName(1))
+	f, err := fs.OpenReadWrite(name, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := int64(0)
+	for lsn := uint64(1); lsn < 6; lsn++ {
+		off += int64(redoFrameHeader + len(redoPayload(lsn)))
+	}
+	if _, err := f.WriteAt([]byte{'!'}, off+redoFrameHeader); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	db, err = Open("d", Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := redoLSNs(t, db); fmt.Sprint(got) != "[1 2 3 4 5]" {
+		t.Fatalf("records %v, want [1 2 3 4 5]", got)
+	}
+}
+
+// TestRedoLogApplied: the records a committed checkpoint's applied mark
+// covers are skipped, and DropRedo deletes the segments they fill while
+// keeping the one appended to.
+func TestRedoLogApplied(t *testing.T) {
+	fs := vfs.NewMem()
+	db, err := Open("d", Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.redo.segBytes = 1 << 10
+	appendN(t, db, 1, 100, true)
+	segs := func() int {
+		names, err := fs.List(fs.PathJoin("d", redoDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(names)
+	}
+	before := segs()
+	if before < 3 {
+		t.Fatalf("%d segments, want several", before)
+	}
+	b := db.NewWriteBatch()
+	if err := b.TruncateRedo(90); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := redoLSNs(t, db); len(got) != 10 || got[0] != 91 {
+		t.Fatalf("past the applied mark 90: %v, want 91..100", got)
+	}
+	if err := db.DropRedo(90); err != nil {
+		t.Fatal(err)
+	}
+	if after := segs(); after >= before || after < 1 {
+		t.Fatalf("%d segments after DropRedo(90), %d before", after, before)
+	}
+	if got := redoLSNs(t, db); len(got) != 10 || got[0] != 91 {
+		t.Fatalf("after DropRedo: %v, want 91..100", got)
+	}
+	// The copy of a checkpoint holds the records past its applied mark.
+	if err := db.Checkpoint("/copy"); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Open("/copy", Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	if got := redoLSNs(t, cp); len(got) != 10 || got[0] != 91 {
+		t.Fatalf("the checkpoint's copy holds %v, want 91..100", got)
+	}
+	b = db.NewWriteBatch()
+	if err := b.TruncateRedo(100); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DropRedo(100); err != nil {
+		t.Fatal(err)
+	}
+	if segs() != 1 {
+		t.Fatalf("%d segments after DropRedo(100), want the one appended to", segs())
+	}
+	if got := redoLSNs(t, db); len(got) != 0 {
+		t.Fatalf("past the applied mark 100: %v, want none", got)
+	}
+}
