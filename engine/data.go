@@ -1047,6 +1047,12 @@ func (w *stmtWriter) applyWrites() (*pendingEpoch, *storage.RedoWait, error) {
 		}
 	}
 	defer w.discardLogs()
+	if !logged {
+		// Its changes go to the jobs now, after those batched before.
+		if err := e.flushBatched(); err != nil {
+			return nil, wait, err
+		}
+	}
 	for _, id := range w.order {
 		tc := w.changes[id]
 		if w.unread[id] && e.tableRead(id) {
@@ -1061,6 +1067,12 @@ func (w *stmtWriter) applyWrites() (*pendingEpoch, *storage.RedoWait, error) {
 			}
 		}
 		if len(tc.ops) == 0 {
+			continue
+		}
+		if logged {
+			if err := e.batchChanges(tc); err != nil {
+				return nil, wait, err
+			}
 			continue
 		}
 		if err := e.pushChanges(id, tc.chunks()); err != nil {

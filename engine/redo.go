@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/weirdb/weir/executor/stream"
@@ -237,6 +239,56 @@ func (e *Engine) logRedo(pe *pendingEpoch, rec *storage.Batch, w *stmtWriter) (*
 	st.lastLogged.Store(pe)
 	e.obs.redoAppended(len(b))
 	return wait, nil
+}
+
+// batchChanges adds the changes of a statement committed through the
+// redo log to its table's batch for the jobs, which goes to them once it
+// holds about types.ChunkCap rows or at the epoch's barrier
+// (flushBatched): the jobs then take many small statements' changes in
+// one chunk, as RisingWave's DML executor batches them, and nothing is
+// visible sooner anyway (a view shows an epoch once it is committed).
+// Called under writeMu.
+func (e *Engine) batchChanges(tc *tableChanges) error {
+	st := e.st
+	id := tc.rel.ID
+	for i, op := range tc.ops {
+		c := st.batched[id]
+		if c != nil && c.Len() >= types.ChunkCap && op != types.OpUpdateInsert {
+			delete(st.batched, id)
+			if err := e.pushChanges(id, []*types.Chunk{c}); err != nil {
+				return err
+			}
+			c = nil
+		}
+		if c == nil {
+			if st.batched == nil {
+				st.batched = map[uint32]*types.Chunk{}
+			}
+			c = types.NewChunk(tc.ts, types.ChunkCap+1)
+			st.batched[id] = c
+		}
+		c.AppendRow(op, tc.rows[i])
+	}
+	return nil
+}
+
+// flushBatched sends the batched changes to the jobs, table by table:
+// before a barrier seals their epoch, and before the changes of a
+// statement that are not batched. Called under writeMu.
+func (e *Engine) flushBatched() error {
+	st := e.st
+	if len(st.batched) == 0 {
+		return nil
+	}
+	ids := slices.Sorted(maps.Keys(st.batched))
+	for _, id := range ids {
+		c := st.batched[id]
+		delete(st.batched, id)
+		if err := e.pushChanges(id, []*types.Chunk{c}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // replayRedo applies the redo log's records to the open epoch, as their

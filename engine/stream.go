@@ -218,10 +218,13 @@ type streams struct {
 
 	// The fields below are guarded by Engine.writeMu.
 	// lsn is the last redo log sequence number handed out.
-	lsn    uint64
-	jobs   map[types.JobID]*jobRun
-	cur    *pendingEpoch
-	sealed *pendingEpoch
+	lsn uint64
+	// batched holds, per table, the changes of statements committed
+	// through the redo log not yet sent to the jobs (batchChanges).
+	batched map[uint32]*types.Chunk
+	jobs    map[types.JobID]*jobRun
+	cur     *pendingEpoch
+	sealed  *pendingEpoch
 	// view holds the writes of sealed and cur over the database: what DML
 	// statements read.
 	view *storage.Batch
@@ -359,6 +362,10 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 	st := e.st
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	// The epoch's batched changes reach the jobs ahead of its barrier.
+	if err := e.flushBatched(); err != nil {
+		e.log.Error("sending batched changes to the jobs", "err", err)
+	}
 	if st.sealed != nil {
 		// Cannot happen: one checkpoint is in flight at a time, and a
 		// commit either clears sealed or fails into a recovery, which
@@ -677,6 +684,9 @@ func (io *streamIO) rebuild(ctx context.Context, fromEpoch uint64, cause error) 
 	}
 	st.cur.finish(discard)
 	st.cur = newPendingEpoch(e.db)
+	// The discarded epoch's batched changes; the redo log's records
+	// bring back those of acknowledged statements.
+	st.batched = nil
 	st.view.Close()
 	st.view = e.db.NewBatch()
 	// A unique index created in a discarded epoch lost its key store
