@@ -28,6 +28,9 @@ var mviews = []struct{ name, query string }{
 // when the server died may or may not have committed.
 type writer struct {
 	base, span int
+	// simple sends the statements with the simple query protocol (as
+	// psql does), the others with the extended one (as drivers do).
+	simple bool
 	acked      map[int]int // id → v of acknowledged rows
 	// inflight is the statement not acknowledged when the server died:
 	// id and the value it would leave (-1: deleted).
@@ -52,6 +55,9 @@ func (w *writer) step(ctx context.Context, conn *pgx.Conn, rng *rand.Rand) error
 		sql, args = "UPDATE a SET v = $2 WHERE id = $1", []any{id, newV}
 	}
 	w.inflight, w.inflightID, w.inflightV = true, id, newV
+	if w.simple {
+		args = append([]any{pgx.QueryExecModeSimpleProtocol}, args...)
+	}
 	if _, err := conn.Exec(ctx, sql, args...); err != nil {
 		return err
 	}
@@ -108,7 +114,7 @@ func TestKillDuringDMLStream(t *testing.T) {
 		exec1(t, ctx, conn, "CREATE MATERIALIZED VIEW "+mv.name+" AS "+mv.query)
 	}
 	conn.Close(ctx)
-	writers := []*writer{{base: 0, span: 40}, {base: 1000, span: 40}}
+	writers := []*writer{{base: 0, span: 40}, {base: 1000, span: 40, simple: true}}
 	for _, w := range writers {
 		w.acked = map[int]int{}
 	}
