@@ -47,6 +47,19 @@ func committedCount(t *testing.T, e *Engine, name string) int {
 	}
 }
 
+// wantPending fails unless the redo log holds records statements and no
+// row of table t is committed yet: the statements were acknowledged
+// before any checkpoint holding them.
+func wantPending(t *testing.T, e *Engine, records int) {
+	t.Helper()
+	if n := redoRecords(t, e); n != records {
+		t.Fatalf("%d records in the redo log, want %d", n, records)
+	}
+	if n := committedCount(t, e, "t"); n != 0 {
+		t.Fatalf("%d rows of t committed, want 0 before a checkpoint", n)
+	}
+}
+
 // TestRedoAcknowledgesBeforeCheckpoint: with the checkpoints' commits
 // held, small statements still complete (their redo record is their
 // commit point), and a query started meanwhile waits for their
@@ -67,12 +80,7 @@ func TestRedoAcknowledgesBeforeCheckpoint(t *testing.T) {
 	mustRun(t, s, "INSERT INTO t VALUES (1, 10), (2, 20)")
 	mustRun(t, s, "UPDATE t SET v = v + 1 WHERE id = 2")
 	mustRun(t, s, "DELETE FROM t WHERE id = 1")
-	if n := redoRecords(t, e); n != 3 {
-		t.Fatalf("%d records in the redo log, want 3", n)
-	}
-	if n := committedCount(t, e, "t"); n != 0 {
-		t.Fatalf("%d rows of t committed while the checkpoints are held, want 0", n)
-	}
+	wantPending(t, e, 3)
 	// A key check reads the pending writes.
 	wantCode(t, s, "INSERT INTO t VALUES (2, 0)", "23505", "")
 	type result struct {
@@ -122,12 +130,7 @@ func TestRedoReplayedAfterCrash(t *testing.T) {
 	mustRun(t, s, "COMMIT")
 	mustRun(t, s, "UPDATE t SET v = v * 10 WHERE id <= 5")
 	mustRun(t, s, "DELETE FROM t WHERE id > 25 AND id < 100")
-	if n := redoRecords(t, e); n != 33 {
-		t.Fatalf("%d records in the redo log, want 33", n)
-	}
-	if n := committedCount(t, e, "t"); n != 0 {
-		t.Fatalf("%d rows of t committed, want 0: the test would not replay anything", n)
-	}
+	wantPending(t, e, 33)
 	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
 	e.Close()
 

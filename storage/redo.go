@@ -240,14 +240,7 @@ func (l *redoLog) markSynced(lsn uint64) {
 // redoApplied returns the applied mark the last committed checkpoint
 // left (0 when none did).
 func (db *DB) redoApplied() (uint64, error) {
-	v, ok, err := db.Meta(metaRedoApplied)
-	if err != nil || !ok {
-		return 0, err
-	}
-	if len(v) != 8 {
-		return 0, pgerr.New(pgerr.DataCorrupted, "corrupt redo applied mark (%d bytes)", len(v))
-	}
-	return binary.BigEndian.Uint64(v), nil
+	return db.metaUint64(metaRedoApplied, "redo applied mark")
 }
 
 // EachRedo calls fn, in LSN order, with every record past the applied
