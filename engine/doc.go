@@ -11,7 +11,10 @@
 // DML computes its changes under the engine's write lock against the
 // committed state plus the pending epochs, appends them to the open
 // epoch and pushes them into every job reading the table, then waits for
-// the checkpoint holding them (data.go, txn.go, copy.go); before they
+// the fsync of its record in the redo log or, for a statement the log
+// cannot replay alone, for the checkpoint holding them (data.go,
+// txn.go, copy.go, redo.go: reads wait for the acknowledged statements'
+// checkpoint, and a recovery applies the records again); before they
 // join the epoch, the foreign keys act on them through the same writer
 // (fkey_dml.go), so a cascade is part of the statement (a deferred
 // constraint's check waits for the block's COMMIT: fkey_defer.go); the

@@ -52,6 +52,12 @@
 // Pebble checkpoint: hard links where possible); every batch is atomic,
 // so the copy holds whole checkpoints only. It is how BACKUP TO works.
 //
+// The redo log (redo.go) lies beside Pebble, in preallocated segment
+// files: the records of DML statements acknowledged before their
+// checkpoint, appended in LSN order and fsynced by the first statement
+// waiting; a checkpoint's batch records the LSN it holds, and the
+// records past it are what a recovery applies again.
+//
 // Id counters (DB.NextID) hand out relation ids and hidden row ids that are
 // never repeated, even across crashes, by durably reserving them a block
 // at a time.
