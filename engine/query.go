@@ -119,7 +119,7 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 		// index it reads, or a block's snapshot, has the statements
 		// acknowledged through the redo log once they are committed
 		// (redo.go).
-		if s.txn == 'T' && !insertsOnly(p.bound) || len(p.bound.Funcs) > 0 || len(indexes) > 0 || s.eng.readsDerived(p.bound.Deps) {
+		if s.txn == 'T' || len(p.bound.Funcs) > 0 || len(indexes) > 0 || s.eng.readsDerived(p.bound.Deps) {
 			if err := s.eng.readFence(ctx); err != nil {
 				return nil, err
 			}

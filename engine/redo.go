@@ -433,26 +433,6 @@ func readsRelations(b *planner.Bound) bool {
 	return found
 }
 
-// insertsOnly reports whether a DML statement only inserts rows it
-// computes without reading a relation: no ON CONFLICT, no foreign key
-// to check. In a transaction block such a statement needs no readFence:
-// the only rows it would miss in the block's snapshot are keys it
-// takes, which COMMIT checks against the pending writes (validate, and
-// the unique indexes in changes), failing with 23505 as PostgreSQL's
-// second inserter does.
-func insertsOnly(b *planner.Bound) bool {
-	ins, ok := b.Plan.(*planner.Insert)
-	if !ok || ins.OnConflict != nil || len(ins.Rel.ForeignKeys) > 0 || len(b.Funcs) > 0 {
-		return false
-	}
-	for _, id := range b.Deps {
-		if id != ins.Rel.ID {
-			return false
-		}
-	}
-	return true
-}
-
 // quiesceRedo shuts the redo log's path for a statement that changes the
 // catalog (or reads the committed state to change it) and waits until
 // the statements already acknowledged through it are committed: no

@@ -120,14 +120,15 @@ func TestRedoReplayedAfterCrash(t *testing.T) {
 	// No periodic checkpoint from here on.
 	mustRun(t, s, "ALTER SYSTEM SET barrier_interval_ms = 3600000")
 	mustRun(t, s, "ALTER TABLE u ADD COLUMN x int DEFAULT 7")
-	for i := 1; i <= 30; i++ {
-		mustRun(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d, %d, 'w%d')", i, i, i))
-	}
-	// INSERTs in a block read nothing they would miss: no wait.
+	// A block's statements read the committed state, so they wait for
+	// the statements before; its COMMIT is one record.
 	mustRun(t, s, "BEGIN")
 	mustRun(t, s, "INSERT INTO t VALUES (100, 100, 'w100')")
 	mustRun(t, s, "INSERT INTO u VALUES (2, 2)")
 	mustRun(t, s, "COMMIT")
+	for i := 1; i <= 30; i++ {
+		mustRun(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d, %d, 'w%d')", i, i, i))
+	}
 	mustRun(t, s, "UPDATE t SET v = v * 10 WHERE id <= 5")
 	mustRun(t, s, "DELETE FROM t WHERE id > 25 AND id < 100")
 	wantPending(t, e, 33)
@@ -244,4 +245,20 @@ func TestRedoNotAfterUnlogged(t *testing.T) {
 		t.Fatalf("%d records after a fresh epoch's INSERT, want 1", n)
 	}
 	wantRows(t, s, "SELECT count(*) FROM t", "3")
+}
+
+// TestBlockInsertKeyTakenSince: a block inserts a key that another
+// session's statement takes (and is acknowledged) before the block
+// commits: COMMIT fails with 23505, as PostgreSQL's second inserter
+// does, and the other session's row stays.
+func TestBlockInsertKeyTakenSince(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	a, b := session(t, e), session(t, e)
+	mustRun(t, a, "CREATE TABLE t (id int PRIMARY KEY, v text)")
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "INSERT INTO t VALUES (5, 'block')")
+	mustRun(t, b, "INSERT INTO t VALUES (5, 'other')")
+	wantCode(t, a, "COMMIT", "23505", "")
+	wantRows(t, b, "SELECT * FROM t", "5 other")
 }
