@@ -193,7 +193,11 @@ func (l *redoLog) startSegment(lsn uint64, size int64) error {
 		return pgerr.Wrap(pgerr.IOError, err, "preallocating a redo log segment")
 	}
 	l.cur, l.off = f, 0
-	l.segs = append(l.segs, lsn)
+	if len(l.segs) == 0 || l.segs[len(l.segs)-1] != lsn {
+		// (A segment that held no whole record before a crash is
+		// started again under its name.)
+		l.segs = append(l.segs, lsn)
+	}
 	return nil
 }
 
@@ -215,6 +219,9 @@ func (w *RedoWait) Wait() error {
 	l.mu.Unlock()
 	if upTo <= l.synced.Load() {
 		return nil // a new segment's start synced it
+	}
+	if f == nil {
+		return pgerr.New(pgerr.IOError, "the redo log is closed")
 	}
 	if err := f.SyncData(); err != nil {
 		if l.synced.Load() >= upTo {

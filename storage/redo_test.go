@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -185,5 +186,48 @@ func TestRedoLogApplied(t *testing.T) {
 	}
 	if got := redoLSNs(t, db); len(got) != 0 {
 		t.Fatalf("past the applied mark 100: %v, want none", got)
+	}
+}
+
+// TestRedoLogEmptySegmentAfterCrash: a segment started right before a
+// crash, holding no whole record, is started again under its name; the
+// log reads on across it.
+func TestRedoLogEmptySegmentAfterCrash(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	db, err := Open("d", Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.redo.segBytes = 1 << 10
+	appendN(t, db, 1, 30, true)
+	// Start the next segment with a record that is never synced.
+	for lsn := uint64(31); ; lsn++ {
+		appendN(t, db, lsn, lsn, false)
+		if db.redo.segs[len(db.redo.segs)-1] == lsn {
+			break
+		}
+		if err := (&RedoWait{l: db.redo, lsn: lsn}).Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	db.Close()
+	db, err = Open("d", Options{FS: crashed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.redo.segBytes = 1 << 10
+	last, err := db.LastRedoLSN()
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, db, last+1, last+50, true)
+	got := redoLSNs(t, db)
+	if len(got) != int(last)+50 || got[len(got)-1] != last+50 {
+		t.Fatalf("after the restart the log reads %d records up to %v, want %d", len(got), got[len(got)-1:], last+50)
+	}
+	if n := len(db.redo.segs); n != len(slices.Compact(slices.Clone(db.redo.segs))) {
+		t.Fatalf("segments listed twice: %v", db.redo.segs)
 	}
 }
