@@ -163,6 +163,20 @@ func (l *redoLog) startSegment(lsn uint64, size int64) error {
 		_ = l.cur.Close()
 		l.cur = nil
 	}
+	// Segments from lsn on are what a crash left past the log's end (one
+	// created before its first record was written, or one after a torn
+	// record): scan stopped before their records, none of which was
+	// acknowledged. They are forgotten, and deleted but for the one
+	// Create below truncates; listed with it, the same name would count
+	// twice and DropRedo delete the segment being appended to.
+	for n := len(l.segs); n > 0 && l.segs[n-1] >= lsn; n-- {
+		if first := l.segs[n-1]; first != lsn {
+			if err := l.fs.Remove(l.fs.PathJoin(l.dir, segmentName(first))); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return pgerr.Wrap(pgerr.IOError, err, "removing a redo log segment past the log's end")
+			}
+		}
+		l.segs = l.segs[:n-1]
+	}
 	if err := l.fs.MkdirAll(l.dir, 0o755); err != nil {
 		return pgerr.Wrap(pgerr.IOError, err, "creating the redo log's directory")
 	}
