@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -241,4 +244,39 @@ func TestRedoNotAfterUnlogged(t *testing.T) {
 		t.Fatalf("%d records after a fresh epoch's INSERT, want 1", n)
 	}
 	wantRows(t, s, "SELECT count(*) FROM t", "3")
+}
+
+// noRedoSegmentsFS fails the creation of redo log segments while fail is
+// set (a full or read-only file system under the redo directory).
+type noRedoSegmentsFS struct {
+	vfs.FS
+	fail atomic.Bool
+}
+
+func (f *noRedoSegmentsFS) Create(name string, c vfs.DiskWriteCategory) (vfs.File, error) {
+	if f.fail.Load() && strings.HasSuffix(name, ".redo") {
+		return nil, syscall.ENOSPC
+	}
+	return f.FS.Create(name, c)
+}
+
+// TestRedoAppendFails: a statement whose redo record cannot be written
+// has its writes applied already; it commits through its checkpoint, as
+// a statement without a record does, rather than failing with its writes
+// committed anyway and never sent to the views.
+func TestRedoAppendFails(t *testing.T) {
+	fs := &noRedoSegmentsFS{FS: vfs.NewMem()}
+	e := openTest(t, fs)
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, v int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n, sum(v) AS s FROM t")
+	fs.fail.Store(true)
+	mustRun(t, s, "INSERT INTO t VALUES (1, 10)")
+	mustRun(t, s, "INSERT INTO t VALUES (2, 20)")
+	wantRows(t, s, "SELECT n, s FROM m", "2 30")
+	fs.fail.Store(false)
+	mustRun(t, s, "INSERT INTO t VALUES (3, 30)")
+	wantRows(t, s, "SELECT n, s FROM m", "3 60")
+	wantRows(t, s, "SELECT count(*), sum(v) FROM t", "3 60")
 }
