@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/batchrepr"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"golang.org/x/sys/unix"
 
@@ -426,6 +428,41 @@ func (db *DB) closeRedo() {
 		_ = l.cur.Close()
 		l.cur = nil
 	}
+}
+
+// CheckRedoWrites reports whether repr, a redo record's writes, is a
+// well-formed write batch holding only the kinds of write a statement
+// makes. ApplyRedo appends the writes before Pebble reads them, so a
+// record that passed its checksum but not this (edited by hand) would
+// leave the batches it is applied to unreadable, or panic on a kind no
+// batch may hold.
+func CheckRedoWrites(repr []byte) error {
+	bad := pgerr.New(pgerr.DataCorrupted, "corrupt redo record: malformed writes")
+	h, ok := batchrepr.ReadHeader(repr)
+	if !ok {
+		return bad
+	}
+	r := batchrepr.Read(repr)
+	n := uint32(0)
+	for {
+		kind, _, _, ok, err := r.Next()
+		if err != nil {
+			return bad
+		}
+		if !ok {
+			break
+		}
+		switch kind {
+		case pebble.InternalKeyKindSet, pebble.InternalKeyKindDelete, pebble.InternalKeyKindRangeDelete:
+		default:
+			return bad
+		}
+		n++
+	}
+	if n != h.Count {
+		return bad
+	}
+	return nil
 }
 
 // ApplyRedo appends to b the writes encoded in repr, the Repr of a
