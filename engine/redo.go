@@ -167,6 +167,9 @@ func (e *Engine) decodeRedo(rec []byte) (repr []byte, tables []redoTable, err er
 		return nil, nil, bad("writes")
 	}
 	repr, rec = rec[k:k+int(n)], rec[k+int(n):]
+	if err := storage.CheckRedoWrites(repr); err != nil {
+		return nil, nil, err
+	}
 	nt, k := binary.Uvarint(rec)
 	if k <= 0 {
 		return nil, nil, bad("table count")

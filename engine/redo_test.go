@@ -2,8 +2,14 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
+	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -261,4 +267,98 @@ func TestBlockInsertKeyTakenSince(t *testing.T) {
 	mustRun(t, b, "INSERT INTO t VALUES (5, 'other')")
 	wantCode(t, a, "COMMIT", "23505", "")
 	wantRows(t, b, "SELECT * FROM t", "5 other")
+}
+
+// noRedoSegmentsFS fails the creation of redo log segments while fail is
+// set (a full or read-only file system under the redo directory).
+type noRedoSegmentsFS struct {
+	vfs.FS
+	fail atomic.Bool
+}
+
+func (f *noRedoSegmentsFS) Create(name string, c vfs.DiskWriteCategory) (vfs.File, error) {
+	if f.fail.Load() && strings.HasSuffix(name, ".redo") {
+		return nil, syscall.ENOSPC
+	}
+	return f.FS.Create(name, c)
+}
+
+// TestRedoAppendFails: a statement whose redo record cannot be written
+// has its writes applied already; it commits through its checkpoint, as
+// a statement without a record does, rather than failing with its writes
+// committed anyway and never sent to the views.
+func TestRedoAppendFails(t *testing.T) {
+	fs := &noRedoSegmentsFS{FS: vfs.NewMem()}
+	e := openTest(t, fs)
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, v int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n, sum(v) AS s FROM t")
+	fs.fail.Store(true)
+	mustRun(t, s, "INSERT INTO t VALUES (1, 10)")
+	mustRun(t, s, "INSERT INTO t VALUES (2, 20)")
+	wantRows(t, s, "SELECT n, s FROM m", "2 30")
+	fs.fail.Store(false)
+	mustRun(t, s, "INSERT INTO t VALUES (3, 30)")
+	wantRows(t, s, "SELECT n, s FROM m", "3 60")
+	wantRows(t, s, "SELECT count(*), sum(v) FROM t", "3 60")
+}
+
+// TestRedoRecordWithBadWrites: a record whose checksum holds but whose
+// writes are not a batch a statement writes (edited by hand, with the
+// checksum made to match) is skipped, and said so, as a record naming a
+// relation that is gone is: the database starts, with the other records
+// applied again. Applied as it was, it panicked the recovery (a kind no
+// batch may hold) or left the batches it was appended to unreadable, and
+// the database never started.
+func TestRedoRecordWithBadWrites(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, v int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n, sum(v) AS s FROM t")
+	mustRun(t, s, "ALTER SYSTEM SET barrier_interval_ms = 3600000")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 10)")
+	mustRun(t, s, "INSERT INTO t VALUES (2, 20)")
+	if n := redoRecords(t, e); n != 2 {
+		t.Fatalf("%d records in the redo log, want 2", n)
+	}
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	e.Close()
+
+	names, err := crashed.List("data/redo")
+	if err != nil || len(names) != 1 {
+		t.Fatalf("redo segments %v, %v; want one", names, err)
+	}
+	name := crashed.PathJoin("data/redo", names[0])
+	f, err := crashed.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first record: frame header, then its writes' length and the
+	// batch, whose first entry's kind follows the 12-byte batch header.
+	// 22 is pebble's InternalKeyKindIngestSST.
+	n := binary.BigEndian.Uint32(data)
+	_, k := binary.Uvarint(data[16:])
+	data[16+k+12] = 22
+	binary.BigEndian.PutUint32(data[4:], crc32.Checksum(data[8:16+n], crc32.MakeTable(crc32.Castagnoli)))
+	w, err := crashed.OpenReadWrite(name, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteAt(data[:16+n], 0); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+
+	e = openTest(t, crashed)
+	defer e.Close()
+	s = session(t, e)
+	wantRows(t, s, "SELECT * FROM t", "2 20")
+	wantRows(t, s, "SELECT n, s FROM m", "1 20")
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/batchrepr"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"golang.org/x/sys/unix"
 
@@ -163,6 +165,20 @@ func (l *redoLog) startSegment(lsn uint64, size int64) error {
 		_ = l.cur.Close()
 		l.cur = nil
 	}
+	// Segments from lsn on are what a crash left past the log's end (one
+	// created before its first record was written, or one after a torn
+	// record): scan stopped before their records, none of which was
+	// acknowledged. They are forgotten, and deleted but for the one
+	// Create below truncates; listed with it, the same name would count
+	// twice and DropRedo delete the segment being appended to.
+	for n := len(l.segs); n > 0 && l.segs[n-1] >= lsn; n-- {
+		if first := l.segs[n-1]; first != lsn {
+			if err := l.fs.Remove(l.fs.PathJoin(l.dir, segmentName(first))); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return pgerr.Wrap(pgerr.IOError, err, "removing a redo log segment past the log's end")
+			}
+		}
+		l.segs = l.segs[:n-1]
+	}
 	if err := l.fs.MkdirAll(l.dir, 0o755); err != nil {
 		return pgerr.Wrap(pgerr.IOError, err, "creating the redo log's directory")
 	}
@@ -193,11 +209,7 @@ func (l *redoLog) startSegment(lsn uint64, size int64) error {
 		return pgerr.Wrap(pgerr.IOError, err, "preallocating a redo log segment")
 	}
 	l.cur, l.off = f, 0
-	if len(l.segs) == 0 || l.segs[len(l.segs)-1] != lsn {
-		// (A segment that held no whole record before a crash is
-		// started again under its name.)
-		l.segs = append(l.segs, lsn)
-	}
+	l.segs = append(l.segs, lsn)
 	return nil
 }
 
@@ -412,6 +424,41 @@ func (db *DB) closeRedo() {
 		_ = l.cur.Close()
 		l.cur = nil
 	}
+}
+
+// CheckRedoWrites reports whether repr, a redo record's writes, is a
+// well-formed write batch holding only the kinds of write a statement
+// makes. ApplyRedo appends the writes before Pebble reads them, so a
+// record that passed its checksum but not this (edited by hand) would
+// leave the batches it is applied to unreadable, or panic on a kind no
+// batch may hold.
+func CheckRedoWrites(repr []byte) error {
+	bad := pgerr.New(pgerr.DataCorrupted, "corrupt redo record: malformed writes")
+	h, ok := batchrepr.ReadHeader(repr)
+	if !ok {
+		return bad
+	}
+	r := batchrepr.Read(repr)
+	n := uint32(0)
+	for {
+		kind, _, _, ok, err := r.Next()
+		if err != nil {
+			return bad
+		}
+		if !ok {
+			break
+		}
+		switch kind {
+		case pebble.InternalKeyKindSet, pebble.InternalKeyKindDelete, pebble.InternalKeyKindRangeDelete:
+		default:
+			return bad
+		}
+		n++
+	}
+	if n != h.Count {
+		return bad
+	}
+	return nil
 }
 
 // ApplyRedo appends to b the writes encoded in repr, the Repr of a

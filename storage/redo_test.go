@@ -231,3 +231,56 @@ func TestRedoLogEmptySegmentAfterCrash(t *testing.T) {
 		t.Fatalf("segments listed twice: %v", db.redo.segs)
 	}
 }
+
+// TestRedoLogSegmentWithoutRecords: a segment a crash left with no valid
+// record (created and preallocated, its first record never written) is
+// where the log ends; the restart starts a segment of the same name, and
+// the checkpoint's DropRedo must not then delete the segment appended
+// to, whose records are acknowledged.
+func TestRedoLogSegmentWithoutRecords(t *testing.T) {
+	fs := vfs.NewMem()
+	db, err := Open("d", Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, db, 1, 3, true)
+	db.Close()
+	f, err := fs.Create(fs.PathJoin("d", redoDir, segmentName(4)), vfs.WriteCategoryUnspecified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Preallocate(0, 1<<10); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	db, err = Open("d", Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last, err := db.LastRedoLSN(); err != nil || last != 3 {
+		t.Fatalf("LastRedoLSN %d, %v; want 3", last, err)
+	}
+	appendN(t, db, 4, 4, true)
+	b := db.NewWriteBatch()
+	if err := b.TruncateRedo(4); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DropRedo(4); err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, db, 5, 7, true)
+	db.Close()
+
+	db, err = Open("d", Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := redoLSNs(t, db); fmt.Sprint(got) != "[5 6 7]" {
+		t.Fatalf("after a restart the log holds %v past the applied mark 4, want [5 6 7]", got)
+	}
+}
