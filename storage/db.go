@@ -179,7 +179,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, pgerr.Wrap(pgerr.IOError, err, fmt.Sprintf("could not open database in %q", dir))
 	}
 	db := &DB{dir: dir, fs: fs, pdb: pdb, lock: lock, log: log, ids: map[string]*idBlock{},
-		redo: &redoLog{fs: fs, dir: fs.PathJoin(dir, redoDir), segBytes: redoSegmentBytes}}
+		redo: &redoLog{fs: fs, dir: fs.PathJoin(dir, redoDir), log: log, segBytes: redoSegmentBytes}}
 	// Early flushes left by a crash: finish the committed ones' moves,
 	// drop the others.
 	if err := db.ResolveSpills(); err != nil {

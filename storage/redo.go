@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strconv"
@@ -69,6 +70,7 @@ var redoCRC = crc32.MakeTable(crc32.Castagnoli)
 type redoLog struct {
 	fs  vfs.FS
 	dir string
+	log *slog.Logger
 	// segBytes is the size segments are preallocated to
 	// (redoSegmentBytes; tests make it small).
 	segBytes int64
@@ -292,6 +294,9 @@ func (l *redoLog) scan(fn func(lsn uint64, rec []byte) error) (uint64, error) {
 		if i > 0 && first != last+1 {
 			// A segment after a torn end: nothing after it was ever
 			// acknowledged.
+			if fn != nil {
+				l.log.Warn("redo log segment past the log's end ignored", "segment", segmentName(first), "last_lsn", last)
+			}
 			break
 		}
 		data, err := l.readSegment(first)
@@ -303,8 +308,17 @@ func (l *redoLog) scan(fn func(lsn uint64, rec []byte) error) (uint64, error) {
 			n := binary.BigEndian.Uint32(data)
 			sum := binary.BigEndian.Uint32(data[4:])
 			lsn := binary.BigEndian.Uint64(data[8:])
-			if n == 0 && sum == 0 || int64(n) > int64(len(data)-redoFrameHeader) || lsn != next ||
+			if n == 0 && sum == 0 {
+				break // the preallocated zeros: the end
+			}
+			if int64(n) > int64(len(data)-redoFrameHeader) || lsn != next ||
 				crc32.Checksum(data[8:redoFrameHeader+int(n)], redoCRC) != sum {
+				// A record torn by a crash (never acknowledged) or
+				// damaged: the log ends here, as PostgreSQL's WAL
+				// replay ends at an invalid record, and says so.
+				if fn != nil {
+					l.log.Warn("redo log ends at an invalid record", "segment", segmentName(first), "lsn", next)
+				}
 				break
 			}
 			if fn != nil {
