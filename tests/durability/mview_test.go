@@ -31,7 +31,7 @@ type writer struct {
 	// simple sends the statements with the simple query protocol (as
 	// psql does), the others with the extended one (as drivers do).
 	simple bool
-	acked      map[int]int // id → v of acknowledged rows
+	acked  map[int]int // id → v of acknowledged rows
 	// inflight is the statement not acknowledged when the server died:
 	// id and the value it would leave (-1: deleted).
 	inflightID, inflightV int
