@@ -47,26 +47,44 @@ func appendN(t *testing.T, db *DB, from, to uint64, wait bool) {
 	}
 }
 
+// openRedo opens the database in dir on fs with small redo segments (a
+// few dozen records each), failing the test on an error.
+func openRedo(t *testing.T, fs vfs.FS, dir string) *DB {
+	t.Helper()
+	db, err := Open(dir, Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.redo.segBytes = 1 << 10
+	return db
+}
+
+// markApplied commits lsn as the applied mark, as a checkpoint's batch
+// does.
+func markApplied(t *testing.T, db *DB, lsn uint64) {
+	t.Helper()
+	b := db.NewWriteBatch()
+	if err := b.TruncateRedo(lsn); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestRedoLogCrash: the records whose Wait returned survive a crash (a
 // copy of the file system with only what was synced), across segments;
 // reading stops at the end of what was synced, and LSNs go on from the
 // last record after the restart.
 func TestRedoLogCrash(t *testing.T) {
 	fs := vfs.NewCrashableMem()
-	db, err := Open("d", Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.redo.segBytes = 1 << 10 // a few dozen records per segment
+	db := openRedo(t, fs, "d")
 	appendN(t, db, 1, 100, true)
 	appendN(t, db, 101, 103, false) // not synced: may be lost
 	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
 	db.Close()
 
-	db, err = Open("d", Options{FS: crashed})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db = openRedo(t, crashed, "d")
 	got := redoLSNs(t, db)
 	if len(got) < 100 || got[0] != 1 {
 		t.Fatalf("after the crash the log holds %d records from %v, want at least 1..100", len(got), got[:min(len(got), 1)])
@@ -87,10 +105,7 @@ func TestRedoLogCrash(t *testing.T) {
 // ends the log there.
 func TestRedoLogTornRecord(t *testing.T) {
 	fs := vfs.NewMem()
-	db, err := Open("d", Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openRedo(t, fs, "d")
 	appendN(t, db, 1, 10, true)
 	db.Close()
 	// Flip a byte of record 6's payload.
@@ -107,10 +122,7 @@ func TestRedoLogTornRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	db, err = Open("d", Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db = openRedo(t, fs, "d")
 	defer db.Close()
 	if got := redoLSNs(t, db); fmt.Sprint(got) != "[1 2 3 4 5]" {
 		t.Fatalf("records %v, want [1 2 3 4 5]", got)
@@ -122,10 +134,7 @@ func TestRedoLogTornRecord(t *testing.T) {
 // keeping the one appended to.
 func TestRedoLogApplied(t *testing.T) {
 	fs := vfs.NewMem()
-	db, err := Open("d", Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openRedo(t, fs, "d")
 	defer db.Close()
 	db.redo.segBytes = 1 << 10
 	appendN(t, db, 1, 100, true)
@@ -140,13 +149,7 @@ func TestRedoLogApplied(t *testing.T) {
 	if before < 3 {
 		t.Fatalf("%d segments, want several", before)
 	}
-	b := db.NewWriteBatch()
-	if err := b.TruncateRedo(90); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	markApplied(t, db, 90)
 	if got := redoLSNs(t, db); len(got) != 10 || got[0] != 91 {
 		t.Fatalf("past the applied mark 90: %v, want 91..100", got)
 	}
@@ -163,21 +166,12 @@ func TestRedoLogApplied(t *testing.T) {
 	if err := db.Checkpoint("/copy"); err != nil {
 		t.Fatal(err)
 	}
-	cp, err := Open("/copy", Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := openRedo(t, fs, "/copy")
 	defer cp.Close()
 	if got := redoLSNs(t, cp); len(got) != 10 || got[0] != 91 {
 		t.Fatalf("the checkpoint's copy holds %v, want 91..100", got)
 	}
-	b = db.NewWriteBatch()
-	if err := b.TruncateRedo(100); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	markApplied(t, db, 100)
 	if err := db.DropRedo(100); err != nil {
 		t.Fatal(err)
 	}
@@ -194,11 +188,7 @@ func TestRedoLogApplied(t *testing.T) {
 // log reads on across it.
 func TestRedoLogEmptySegmentAfterCrash(t *testing.T) {
 	fs := vfs.NewCrashableMem()
-	db, err := Open("d", Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.redo.segBytes = 1 << 10
+	db := openRedo(t, fs, "d")
 	appendN(t, db, 1, 30, true)
 	// Start the next segment with a record that is never synced.
 	for lsn := uint64(31); ; lsn++ {
@@ -212,10 +202,7 @@ func TestRedoLogEmptySegmentAfterCrash(t *testing.T) {
 	}
 	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
 	db.Close()
-	db, err = Open("d", Options{FS: crashed})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db = openRedo(t, crashed, "d")
 	defer db.Close()
 	db.redo.segBytes = 1 << 10
 	last, err := db.LastRedoLSN()
@@ -239,10 +226,7 @@ func TestRedoLogEmptySegmentAfterCrash(t *testing.T) {
 // to, whose records are acknowledged.
 func TestRedoLogSegmentWithoutRecords(t *testing.T) {
 	fs := vfs.NewMem()
-	db, err := Open("d", Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openRedo(t, fs, "d")
 	appendN(t, db, 1, 3, true)
 	db.Close()
 	f, err := fs.Create(fs.PathJoin("d", redoDir, segmentName(4)), vfs.WriteCategoryUnspecified)
@@ -254,31 +238,19 @@ func TestRedoLogSegmentWithoutRecords(t *testing.T) {
 	}
 	f.Close()
 
-	db, err = Open("d", Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db = openRedo(t, fs, "d")
 	if last, err := db.LastRedoLSN(); err != nil || last != 3 {
 		t.Fatalf("LastRedoLSN %d, %v; want 3", last, err)
 	}
 	appendN(t, db, 4, 4, true)
-	b := db.NewWriteBatch()
-	if err := b.TruncateRedo(4); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	markApplied(t, db, 4)
 	if err := db.DropRedo(4); err != nil {
 		t.Fatal(err)
 	}
 	appendN(t, db, 5, 7, true)
 	db.Close()
 
-	db, err = Open("d", Options{FS: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db = openRedo(t, fs, "d")
 	defer db.Close()
 	if got := redoLSNs(t, db); fmt.Sprint(got) != "[5 6 7]" {
 		t.Fatalf("after a restart the log holds %v past the applied mark 4, want [5 6 7]", got)
