@@ -254,7 +254,7 @@ func (c *conn) channelBinding() (scram.ChannelBinding, bool) {
 }
 
 // readAuthMessage reads one PasswordMessage-family message ('p') during
-// authentication, before the reader goroutine runs. A client that hangs
+// authentication, before the session's frame reader runs. A client that hangs
 // up instead (as psql does when it first learns that a password is
 // needed) ends the connection quietly.
 func (c *conn) readAuthMessage(br *bufio.Reader) ([]byte, bool) {

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/binary"
@@ -52,8 +51,8 @@ type frame struct {
 	then byte
 }
 
-// conn is one client connection. Except for cancelRunning and the reader
-// goroutine, all of its state belongs to the connection goroutine.
+// conn is one client connection. Except for cancelRunning and what
+// reader.go guards, all of its state belongs to the connection goroutine.
 type conn struct {
 	s   *Server
 	nc  net.Conn
@@ -75,8 +74,12 @@ type conn struct {
 	runMu   sync.Mutex
 	running context.CancelCauseFunc
 
-	frames chan frame
-	done   chan struct{} // closed when the connection goroutine ends
+	// fr reads the session's frames, on the connection goroutine; ri
+	// interrupts its reads; watch notices a client gone while a
+	// statement runs (reader.go).
+	fr    frameReader
+	ri    readInterrupts
+	watch *goneWatch
 	// readErr is the error that ended the frame stream; every later next
 	// returns it.
 	readErr error
@@ -115,8 +118,6 @@ func (s *Server) serveConn(nc net.Conn) {
 		log:     s.log.With("remote", nc.RemoteAddr().String()),
 		ctx:     ctx,
 		cancel:  cancel,
-		frames:  make(chan frame, 8),
-		done:    make(chan struct{}),
 		stmts:   map[string]*stmt{},
 		portals: map[string]*portal{},
 	}
@@ -361,8 +362,11 @@ func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
 		return
 	}
 
-	go c.readLoop(br)
-	defer close(c.done)
+	c.fr = frameReader{br: br, max: c.s.opts.MaxMessageBytes}
+	c.ri.nc = c.nc
+	c.watch = newGoneWatch(c)
+	defer context.AfterFunc(c.ctx, c.ri.stopAll)()
+	defer c.watch.stop()
 	c.loop()
 }
 
@@ -382,71 +386,6 @@ func remoteHost(nc net.Conn) string {
 	return h
 }
 
-// readLoop owns the socket's read side once the session runs: it cuts the
-// stream into frames for the connection goroutine. Reading ahead is what
-// lets a broken connection cancel the running statement at once. It stops
-// after Terminate, after an oversized message, or at the first read error.
-func (c *conn) readLoop(br *bufio.Reader) {
-	max := c.s.opts.MaxMessageBytes
-	for {
-		var f frame
-		var hdr [5]byte
-		if _, err := io.ReadFull(br, hdr[:]); err != nil {
-			f.err = err
-		} else {
-			f.typ = hdr[0]
-			n := int64(int32(binary.BigEndian.Uint32(hdr[1:]))) - 4
-			switch {
-			case n < 0:
-				f.err = pgerr.New(pgerr.ProtocolViolation, "invalid message length")
-			case n > int64(max):
-				f.err = pgerr.New(pgerr.ProgramLimitExceeded,
-					"message of %d bytes exceeds the limit of %d bytes", n, max)
-			default:
-				f.body, f.err = readBody(br, n)
-			}
-			if f.err == nil && br.Buffered() > 0 {
-				if b, err := br.Peek(1); err == nil {
-					f.then = b[0]
-				}
-			}
-		}
-		if f.err != nil {
-			if _, isPG := f.err.(*pgerr.Error); !isPG {
-				// The client is gone: whatever runs must stop now.
-				c.cancel(errClientGone)
-			}
-		}
-		select {
-		case c.frames <- f:
-		case <-c.done:
-			return
-		}
-		if f.err != nil || f.typ == 'X' {
-			return
-		}
-	}
-}
-
-// readBody reads a message body of n bytes. Large bodies grow with the
-// bytes that actually arrive, so a length word alone cannot make the
-// server allocate up to the message limit.
-func readBody(r io.Reader, n int64) ([]byte, error) {
-	const chunk = 64 << 10
-	if n <= chunk {
-		b := make([]byte, n)
-		_, err := io.ReadFull(r, b)
-		return b, err
-	}
-	var buf bytes.Buffer
-	buf.Grow(chunk)
-	m, err := buf.ReadFrom(io.LimitReader(r, n))
-	if err == nil && m < n {
-		err = io.ErrUnexpectedEOF
-	}
-	return buf.Bytes(), err
-}
-
 // next returns the next frame; an error means the connection must end.
 func (c *conn) next() (frame, error) {
 	return c.nextCtx(nil)
@@ -456,31 +395,50 @@ func (c *conn) next() (frame, error) {
 // of the running statement, is canceled; it then returns the statement's
 // error and the connection goes on.
 func (c *conn) nextCtx(stmt context.Context) (frame, error) {
+	return c.read(stmt, time.Time{}, nil)
+}
+
+// read reads the next frame on the connection goroutine. It gives up
+// when the connection's context ends (with its cause), when stmt (if not
+// nil) is canceled (with the statement's error), and when deadline (if
+// not zero) passes (with idle).
+func (c *conn) read(stmt context.Context, deadline time.Time, idle error) (frame, error) {
 	if c.readErr != nil {
 		return frame{}, c.readErr
 	}
-	var stmtDone <-chan struct{}
-	if stmt != nil {
-		stmtDone = stmt.Done()
-	}
-	select {
-	case <-stmtDone:
-		return frame{}, stmtErr(stmt, stmt.Err())
-	case f := <-c.frames:
+	for {
+		if c.ctx.Err() != nil {
+			return frame{}, context.Cause(c.ctx)
+		}
+		if stmt != nil && stmt.Err() != nil {
+			return frame{}, stmtErr(stmt, stmt.Err())
+		}
+		end := c.ri.begin(stmt, deadline)
+		f, err := c.fr.read()
+		end()
+		if isDeadline(err) {
+			if !deadline.IsZero() && !time.Now().Before(deadline) && c.ctx.Err() == nil {
+				return frame{}, idle
+			}
+			continue // the checks above say why, or it was meant for an earlier read
+		}
+		if err != nil {
+			f.err = err
+			// The client is gone: whatever runs (a COPY) must stop now.
+			c.cancel(errClientGone)
+		}
 		if f.err != nil {
 			c.readErr = f.err
 		} else if f.typ == 'X' {
-			// The reader stops after Terminate: whoever asks for the
-			// next frame, the message loop or a COPY in progress, must
-			// learn that the client is gone rather than wait forever.
+			// The stream ends with Terminate: whoever asks for the next
+			// frame, the message loop or a COPY in progress, must learn
+			// that the client is gone rather than wait forever.
 			c.readErr = errTerminated
 		}
 		if c.dbg && f.err == nil {
 			c.log.Debug("frontend message", "type", msgName(f.typ), "bytes", len(f.body))
 		}
 		return f, f.err
-	case <-c.ctx.Done():
-		return frame{}, context.Cause(c.ctx)
 	}
 }
 
@@ -490,7 +448,7 @@ func (c *conn) nextCtx(stmt context.Context) (frame, error) {
 // does for idle_session_timeout and idle_in_transaction_session_timeout.
 func (c *conn) nextIdle() (frame, error) {
 	it, ok := c.sess.(IdleTimeouts)
-	if !ok || c.readErr != nil || len(c.frames) > 0 {
+	if !ok || c.readErr != nil {
 		return c.next()
 	}
 	d, cause := it.IdleSessionTimeout(), errIdleSessionTimeout
@@ -500,12 +458,9 @@ func (c *conn) nextIdle() (frame, error) {
 	if d <= 0 {
 		return c.next()
 	}
-	ctx, cancel := context.WithTimeoutCause(c.ctx, d, cause)
-	defer cancel()
-	f, err := c.nextCtx(ctx)
-	if err != nil && c.readErr == nil && c.ctx.Err() == nil && errors.Is(context.Cause(ctx), cause) {
+	f, err := c.read(nil, time.Now().Add(d), cause)
+	if err == cause {
 		c.log.Info("session timed out", "idle", d.String())
-		return frame{}, cause
 	}
 	return f, err
 }
@@ -521,7 +476,12 @@ func (c *conn) loop() {
 			}
 			return
 		}
-		if !c.dispatch(f) || c.werr != nil || c.sentFatal {
+		// The connection goroutine does not read while it handles a
+		// message: the watch notices meanwhile a client that hangs up.
+		c.watch.start()
+		ok := c.dispatch(f)
+		c.watch.stop()
+		if !ok || c.werr != nil || c.sentFatal {
 			return
 		}
 	}

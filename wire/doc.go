@@ -11,12 +11,18 @@
 //
 // # Connections
 //
-// Serve runs one goroutine per connection. After the startup phase, a
-// second goroutine owns the socket's read side and cuts it into frames;
-// reading ahead is what lets a broken connection cancel the running
-// statement's context at once. Output is buffered and flushed at
-// ReadyForQuery, on Flush, after every ErrorResponse and every 64 KiB while
-// rows stream.
+// Serve runs one goroutine per connection, which reads the socket itself
+// and cuts it into frames: a message costs no hand-off between
+// goroutines, as a PostgreSQL backend reads its own socket. A read is
+// stopped by moving the socket's read deadline: the connection's end
+// (shutdown, pg_terminate_backend), a COPY's statement being canceled,
+// an idle timeout; a read cut short that way goes on later where it
+// stopped. While a message is handled, nobody reads: a timer polls the
+// socket for a hang-up every 10 ms once the message has taken that long
+// (PostgreSQL's client_connection_check_interval, on by default here),
+// and a client that closed its end cancels the running statement. Output
+// is buffered and flushed at ReadyForQuery, on Flush, after every
+// ErrorResponse and every 64 KiB while rows stream.
 //
 //	client                                 server
 //	SSLRequest                  ------->

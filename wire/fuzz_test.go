@@ -66,17 +66,17 @@ func fuzzOne(t *testing.T, data, startup, terminate []byte, logger *slog.Logger)
 	{
 		h := newFakeHandler()
 		s := NewServer(h, Options{Logger: logger, MaxMessageBytes: 1 << 16})
-		client, server := net.Pipe()
+		client, server := tcpPair(t)
 		if !s.track(server) {
 			t.Fatal("server refused the connection")
 		}
 		go s.serveConn(server)
 
-		// A pipe's Write returns once the server has read every byte, so
-		// closing the client after the last one ends a server still
+		// Closing the client after its last byte ends a server still
 		// waiting for the rest of an incomplete message (it reads EOF)
-		// without waiting for a deadline; the server's replies are
-		// drained meanwhile.
+		// without waiting for a deadline, and a statement still running
+		// (the hang-up is noticed); the server's replies are drained
+		// meanwhile.
 		go func() {
 			client.Write(startup)
 			client.Write(data)
@@ -97,4 +97,29 @@ func fuzzOne(t *testing.T, data, startup, terminate []byte, logger *slog.Logger)
 			t.Fatalf("%d results opened, %d closed", o, c)
 		}
 	}
+}
+
+// tcpPair returns the two ends of a loopback TCP connection: the server
+// reads the socket itself, and notices a client that hangs up by
+// polling it, which a net.Pipe cannot do.
+func tcpPair(t *testing.T) (client, server net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if server = <-accepted; server == nil {
+		t.Fatal("accept failed")
+	}
+	return client, server
 }
