@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"strings"
@@ -247,4 +248,55 @@ func TestCipherSuitesNamed(t *testing.T) {
 			t.Errorf("%s has %d bits", cs.Name, got.bits)
 		}
 	}
+}
+
+// connectRawTLS is connectRaw over TLS (SSLRequest, then the handshake).
+func connectRawTLS(t *testing.T, addr string) *rawClient {
+	t.Helper()
+	c := dialRaw(t, addr)
+	c.send(&pgproto3.SSLRequest{})
+	var b [1]byte
+	if _, err := io.ReadFull(c.nc, b[:]); err != nil || b[0] != 'S' {
+		t.Fatalf("SSLRequest answered %q, %v", b[:], err)
+	}
+	tc := tls.Client(c.nc, &tls.Config{InsecureSkipVerify: true})
+	if err := tc.Handshake(); err != nil {
+		t.Fatal(err)
+	}
+	c.nc, c.fe = tc, pgproto3.NewFrontend(tc, tc)
+	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30, Parameters: map[string]string{"user": "root", "database": "dev"}})
+	for {
+		switch m := c.recv().(type) {
+		case *pgproto3.ReadyForQuery:
+			return c
+		case *pgproto3.ErrorResponse:
+			t.Fatalf("startup failed: %+v", m)
+		}
+	}
+}
+
+// Over TLS, a read the server interrupts (a COPY whose statement times
+// out while the client sends nothing) leaves the stream readable, and a
+// client that hangs up while a statement runs cancels it.
+func TestTLSReadInterrupted(t *testing.T) {
+	_, cert := testCerts(t)
+	h := newFakeHandler()
+	ts := startServer(t, h, Options{TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
+	c := connectRawTLS(t, ts.addr)
+	c.send(&pgproto3.Query{String: "copy t from stdin timing out"}, &pgproto3.CopyData{Data: []byte("a\n")})
+	if got := render(c.recv()); got != "CopyInResponse 0" {
+		t.Fatalf("got %s", got)
+	}
+	if got := render(c.recv()); got != "ErrorResponse ERROR 57014 canceling statement due to statement timeout" {
+		t.Fatalf("got %s", got)
+	}
+	c.send(&pgproto3.CopyData{Data: []byte("b\n")}, &pgproto3.CopyDone{})
+	expectTrace(t, c, "ReadyForQuery I")
+	c.send(&pgproto3.Query{String: "select 1"})
+	expectTrace(t, c, "RowDescription n:23/0\nDataRow '1'\nCommandComplete SELECT 1\nReadyForQuery I")
+
+	c.send(&pgproto3.Query{String: "sleep"})
+	<-h.sleeping
+	c.nc.Close()
+	waitFor(t, func() bool { return h.sessionsClosed.Load() == 1 && h.resultsClosed.Load() == h.resultsOpened.Load() })
 }
