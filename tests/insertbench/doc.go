@@ -3,8 +3,11 @@
 // autocommit INSERTs into a table that three materialized views follow,
 // against a PostgreSQL table whose three summary tables are kept by an
 // AFTER INSERT trigger (the way a PostgreSQL user would keep such
-// summaries up to date). Both commit durably: weir syncs each epoch to
-// Pebble, PostgreSQL runs with fsync and synchronous_commit on.
+// summaries up to date). Both commit durably: weir fsyncs each
+// statement's redo record, PostgreSQL runs with fsync and
+// synchronous_commit on. After a warm-up of their own, the two servers
+// take turns, a chunk of INSERTs at a time, so that the load of a shared
+// machine weighs on both alike.
 //
 // The figures are benchmarks, never assertions: the machines these tests
 // run on are shared, so only the ratio of one run says something. After
