@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync/atomic"
 	"unsafe"
@@ -1047,7 +1048,9 @@ func (w *stmtWriter) applyWrites() (*pendingEpoch, *storage.RedoWait, error) {
 			// commits through its checkpoint, as one without a record
 			// does (logRedo marked the epoch unlogged), its changes
 			// going to the jobs now.
-			e.log.Warn("writing the redo log failed; the statement commits through its checkpoint", "err", err)
+			if !errors.Is(err, storage.ErrRedoFailed) { // said once, when it failed
+				e.log.Warn("writing the redo log failed; the statement commits through its checkpoint", "err", err)
+			}
 			logged = false
 		}
 	}

@@ -95,6 +95,8 @@ type Engine struct {
 	// noRedo, set by tests, commits every DML statement through its
 	// checkpoint, not the redo log (redo.go).
 	noRedo atomic.Bool
+	// redoFailed says once that an fsync of the redo log failed.
+	redoFailed sync.Once
 
 	cfg     Config
 	log     *slog.Logger

@@ -467,3 +467,23 @@ func (e *Engine) waitRedo(w *storage.RedoWait) (err error) {
 	defer e.obs.redoSynced(time.Now(), &err)
 	return w.Wait()
 }
+
+// awaitCommit waits for a statement whose writes apply put in epoch pe
+// to commit: through its redo record's fsync when it has one (wait), else
+// through the epoch's checkpoint. When the fsync fails, the record may be
+// lost, but the writes are in the epoch: the statement then waits for
+// the checkpoint, as PostgreSQL's commit cannot (it panics), and the
+// redo log takes no more records until a restart (storage.ErrRedoFailed).
+func (s *Session) awaitCommit(ctx context.Context, pe *pendingEpoch, wait *storage.RedoWait) error {
+	e := s.eng
+	if wait != nil {
+		err := e.waitRedo(wait)
+		if err == nil {
+			return nil
+		}
+		e.redoFailed.Do(func() {
+			e.log.Error("an fsync of the redo log failed: statements commit through their checkpoints until the server restarts", "err", err)
+		})
+	}
+	return s.waitApplied(ctx, pe)
+}

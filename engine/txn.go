@@ -378,10 +378,7 @@ func (s *Session) directWrite(ctx context.Context) (writeScope, error) {
 			if err != nil {
 				return err
 			}
-			if wait != nil {
-				return e.waitRedo(wait)
-			}
-			return s.waitApplied(ctx, pe)
+			return s.awaitCommit(ctx, pe, wait)
 		},
 	}, nil
 }
@@ -478,10 +475,7 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 	if err != nil {
 		return err
 	}
-	if wait != nil {
-		return e.waitRedo(wait)
-	}
-	return s.waitApplied(ctx, pe)
+	return s.awaitCommit(ctx, pe, wait)
 }
 
 // waitApplied waits until the epoch pe, which holds the writes the

@@ -84,6 +84,13 @@ type redoLog struct {
 	off     int64
 	written uint64 // the last LSN appended
 	loaded  bool   // segs read from the directory
+	// failed is the first failed fsync's error. A failed fsync may have
+	// dropped the records it covered from the page cache, and a later
+	// one would then succeed without them (Linux clears the error once
+	// reported), so the log takes no more records, and no later Wait
+	// succeeds for a record not synced before, until the process
+	// restarts: PostgreSQL panics on a failed WAL fsync for this reason.
+	failed error
 
 	// syncMu orders the syncs: one at a time, each covering every record
 	// written before it began.
@@ -133,6 +140,9 @@ func (db *DB) AppendRedo(lsn uint64, rec []byte) (*RedoWait, error) {
 	l := db.redo
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.failed != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRedoFailed, l.failed)
+	}
 	if err := l.load(); err != nil {
 		return nil, err
 	}
@@ -161,7 +171,8 @@ func (l *redoLog) startSegment(lsn uint64, size int64) error {
 	if l.cur != nil {
 		// Its records are durable before any of the next segment's.
 		if err := l.cur.SyncData(); err != nil {
-			return pgerr.Wrap(pgerr.IOError, err, "syncing the redo log")
+			l.failed = pgerr.Wrap(pgerr.IOError, err, "syncing the redo log")
+			return l.failed
 		}
 		l.markSynced(l.written)
 		_ = l.cur.Close()
@@ -216,7 +227,8 @@ func (l *redoLog) startSegment(lsn uint64, size int64) error {
 }
 
 // Wait returns once the record, and every record appended before it, is
-// durable.
+// durable. Once an fsync of the log failed, it fails for every record
+// not synced before.
 func (w *RedoWait) Wait() error {
 	l := w.l
 	if l.synced.Load() >= w.lsn {
@@ -229,10 +241,13 @@ func (w *RedoWait) Wait() error {
 		return nil
 	}
 	l.mu.Lock()
-	f, upTo := l.cur, l.written
+	f, upTo, failed := l.cur, l.written, l.failed
 	l.mu.Unlock()
 	if upTo <= l.synced.Load() {
 		return nil // a new segment's start synced it
+	}
+	if failed != nil {
+		return failed
 	}
 	if f == nil {
 		return pgerr.New(pgerr.IOError, "the redo log is closed")
@@ -242,11 +257,21 @@ func (w *RedoWait) Wait() error {
 			// The next segment's start synced and closed this one.
 			return nil
 		}
-		return pgerr.Wrap(pgerr.IOError, err, "syncing the redo log")
+		err = pgerr.Wrap(pgerr.IOError, err, "syncing the redo log")
+		l.mu.Lock()
+		if l.failed == nil {
+			l.failed = err
+		}
+		l.mu.Unlock()
+		return err
 	}
 	l.markSynced(upTo)
 	return nil
 }
+
+// ErrRedoFailed is the error AppendRedo wraps once an fsync of the redo
+// log failed: the log takes no records until the process restarts.
+var ErrRedoFailed = errors.New("the redo log takes no records after a failed fsync")
 
 // markSynced records that the records up to lsn are durable.
 func (l *redoLog) markSynced(lsn uint64) {
