@@ -3,13 +3,14 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 
-	"fmt"
 	"github.com/cockroachdb/apd/v3"
-	"strings"
 
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -396,10 +397,10 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, par
 	} else {
 		n = int64(rows.Len())
 	}
-	e.metrics.statements.WithLabelValues(strings.ToLower(b.Tag)).Inc()
-	tag := fmt.Sprintf("%s %d", b.Tag, n)
+	e.metrics.countStatement(b.Tag)
+	tag := b.Tag + " " + strconv.FormatInt(n, 10)
 	if b.Tag == "INSERT" {
-		tag = fmt.Sprintf("INSERT 0 %d", n)
+		tag = "INSERT 0 " + strconv.FormatInt(n, 10)
 	}
 	sent = true
 	return &storeResult{rows: rows, rd: rows.Reader(), tag: tag}, nil

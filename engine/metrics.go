@@ -1,6 +1,11 @@
 package engine
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"strings"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Metrics are the engine's Prometheus metrics, served on --metrics-listen
 // at /metrics.
@@ -8,6 +13,20 @@ type Metrics struct {
 	Registry   *prometheus.Registry
 	sessions   prometheus.Gauge
 	statements *prometheus.CounterVec
+	// kinds holds statements' counter per command tag (string ->
+	// prometheus.Counter): a statement's count is then a map load, not
+	// a label lookup.
+	kinds sync.Map
+}
+
+// countStatement counts a statement of the kind its command tag names
+// (INSERT, SELECT, ...).
+func (m *Metrics) countStatement(tag string) {
+	c, ok := m.kinds.Load(tag)
+	if !ok {
+		c, _ = m.kinds.LoadOrStore(tag, m.statements.WithLabelValues(strings.ToLower(tag)))
+	}
+	c.(prometheus.Counter).Inc()
 }
 
 func newMetrics() *Metrics {

@@ -278,3 +278,25 @@ func TestSelfJoinSourceMetrics(t *testing.T) {
 		t.Fatalf("gathering the metrics: %v", err)
 	}
 }
+
+// TestStatementsCounted: weir_statements_total counts statements by the
+// kind their command tag names, in lower case, and
+// weir_dml_commits_total by the path each committed through.
+func TestStatementsCounted(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, v int)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 10)")
+	mustRun(t, s, "INSERT INTO t VALUES (2, 20), (3, 30)")
+	mustRun(t, s, "UPDATE t SET v = v + 1 WHERE id = 1")
+	wantRows(t, s, "SELECT count(*) FROM t", "3")
+	for kind, n := range map[string]float64{"insert": 2, "update": 1, "select": 1} {
+		if v := testutil.ToFloat64(e.metrics.statements.WithLabelValues(kind)); v != n {
+			t.Errorf("weir_statements_total{kind=%q} = %g, want %g", kind, v, n)
+		}
+	}
+	if v := testutil.ToFloat64(e.obs.dmlCommits.WithLabelValues("redo_log")); v != 3 {
+		t.Errorf(`weir_dml_commits_total{path="redo_log"} = %g, want 3`, v)
+	}
+}

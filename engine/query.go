@@ -161,7 +161,7 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 		cancel()
 		return nil, err
 	}
-	p.s.eng.metrics.statements.WithLabelValues("select").Inc()
+	p.s.eng.metrics.countStatement("SELECT")
 	return &operatorResult{ctx: ctx, op: op, verb: "SELECT", ncols: len(p.fields), closers: []func(){ec.Release, func() { snap.Close() }, cancel}}, nil
 }
 
