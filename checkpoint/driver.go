@@ -176,6 +176,11 @@ func (d *Driver) carryOut(ctx context.Context) {
 			}
 			go func() {
 				jobs, err := d.io.Recover(ctx, a.FromEpoch, a.Err)
+				if err != nil && ctx.Err() == nil {
+					// The coordinator tries again after RecoveryBackoff;
+					// meanwhile nothing commits, so say why.
+					d.log.Error("recovery failed, trying again", "from_epoch", a.FromEpoch, "err", err)
+				}
 				d.send(ctx, RecoveryDone{Jobs: jobs, Err: err})
 			}()
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,6 +25,8 @@ type fakeIO struct {
 	committed  []uint64
 	recoveries int
 	failNext   bool
+	// failRecover is how many recoveries fail before one succeeds.
+	failRecover int
 	jobs       []Job
 }
 
@@ -54,11 +57,19 @@ func (f *fakeIO) Recover(ctx context.Context, from uint64, cause error) ([]Job, 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.recoveries++
+	if f.failRecover > 0 {
+		f.failRecover--
+		return nil, errors.New("injected recovery failure")
+	}
 	return slices.Clone(f.jobs), nil
 }
 
 func startDriver(t *testing.T, cfg Config, f *fakeIO) (*Driver, func()) {
-	d := NewDriver(cfg, f, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return startDriverLog(t, cfg, f, io.Discard)
+}
+
+func startDriverLog(t *testing.T, cfg Config, f *fakeIO, log io.Writer) (*Driver, func()) {
+	d := NewDriver(cfg, f, slog.New(slog.NewTextHandler(log, nil)))
 	f.d = d
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -138,6 +149,46 @@ func TestDriverCommitFailureRecovers(t *testing.T) {
 	defer f.mu.Unlock()
 	if f.recoveries != 2 {
 		t.Fatalf("%d recoveries, want 2 (start and after the failure)", f.recoveries)
+	}
+}
+
+// lockedBuffer is a log destination written from several goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A recovery that fails is tried again after the backoff, and its error
+// is logged: nothing commits meanwhile, and the log must say why.
+func TestDriverRecoveryFailureLogged(t *testing.T) {
+	f := &fakeIO{jobs: []Job{{ID: 1, Actors: []ActorID{1}}}, failRecover: 2}
+	var log lockedBuffer
+	d, stop := startDriverLog(t, Config{Interval: time.Hour, RecoveryBackoff: time.Millisecond}, f, &log)
+	defer stop()
+	if err := d.Barrier(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	n := f.recoveries
+	f.mu.Unlock()
+	if n != 3 {
+		t.Errorf("%d recoveries, want 3 (two failed)", n)
+	}
+	if got := strings.Count(log.String(), `msg="recovery failed, trying again"`); got != 2 ||
+		!strings.Contains(log.String(), "injected recovery failure") {
+		t.Errorf("log says %d failed recoveries, want 2 with their error:\n%s", got, log.String())
 	}
 }
 
