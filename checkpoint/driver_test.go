@@ -27,7 +27,7 @@ type fakeIO struct {
 	failNext   bool
 	// failRecover is how many recoveries fail before one succeeds.
 	failRecover int
-	jobs       []Job
+	jobs        []Job
 }
 
 func (f *fakeIO) Inject(b InjectBarrier) {
