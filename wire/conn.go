@@ -96,6 +96,11 @@ type conn struct {
 	// sentFatal is set once a FATAL ErrorResponse was sent, or a
 	// statement returned ErrCloseConnection; the connection then ends.
 	sentFatal bool
+	// ready is set when ReadyForQuery is sent and cleared when the next
+	// message arrives: the idle timeouts run only in between, as
+	// PostgreSQL arms them only as it sends ReadyForQuery (not between
+	// the messages of an extended-protocol batch before its Sync).
+	ready bool
 }
 
 // serveConn runs one connection from its startup packet to its end.
@@ -442,13 +447,14 @@ func (c *conn) read(stmt context.Context, deadline time.Time, idle error) (frame
 	}
 }
 
-// nextIdle is next between statements: a session that implements
-// IdleTimeouts is ended with FATAL 57P05 (idle outside a transaction
-// block) or 25P03 (idle inside one) once it waited that long, as Postgres
-// does for idle_session_timeout and idle_in_transaction_session_timeout.
+// nextIdle is next between statements, once ReadyForQuery went out: a
+// session that implements IdleTimeouts is ended with FATAL 57P05 (idle
+// outside a transaction block) or 25P03 (idle inside one) once it waited
+// that long, as Postgres does for idle_session_timeout and
+// idle_in_transaction_session_timeout.
 func (c *conn) nextIdle() (frame, error) {
 	it, ok := c.sess.(IdleTimeouts)
-	if !ok || c.readErr != nil {
+	if !ok || c.readErr != nil || !c.ready {
 		return c.next()
 	}
 	d, cause := it.IdleSessionTimeout(), errIdleSessionTimeout
@@ -469,6 +475,7 @@ func (c *conn) nextIdle() (frame, error) {
 func (c *conn) loop() {
 	for {
 		f, err := c.nextIdle()
+		c.ready = false
 		if err != nil {
 			var pe *pgerr.Error
 			if errors.As(err, &pe) && pe != errClientGone {
@@ -611,6 +618,9 @@ func (c *conn) endImplicit(it ImplicitTransaction, ok bool) bool {
 func (c *conn) send(m pgproto3.BackendMessage) {
 	if c.werr != nil {
 		return
+	}
+	if _, ok := m.(*pgproto3.ReadyForQuery); ok {
+		c.ready = true
 	}
 	b, err := m.Encode(c.wbuf)
 	if err != nil {

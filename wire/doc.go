@@ -103,6 +103,9 @@
 // ExecIO.CopyOut (CopyOutResponse; each Write is a CopyData). The server
 // sends CopyDone before the statement's CommandComplete, and discards the
 // rest of a COPY FROM STDIN stream that a failed statement did not read.
+// A CopyData beyond the message limit fails the statement and ends the
+// connection with FATAL, with no ReadyForQuery between (PostgreSQL too
+// sends ERROR, then FATAL, once it lost protocol synchronization).
 //
 // # Ending
 //

@@ -121,6 +121,40 @@ func TestIdleSessionTimeout(t *testing.T) {
 	waitFor(t, func() bool { return ts.Sessions() == 0 })
 }
 
+// The idle timeouts run only once ReadyForQuery went out, as in
+// PostgreSQL: a client that pauses between the messages of an
+// extended-protocol batch (here after Parse and Flush) is not idle.
+func TestIdleTimeoutNotWithinBatch(t *testing.T) {
+	h := newFakeHandler()
+	h.idle = 50 * time.Millisecond
+	ts := startServer(t, h, Options{})
+	// Parse comes with the StartupMessage, so the session is never idle
+	// before it, however late this goroutine runs.
+	c := dialRaw(t, ts.addr)
+	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30,
+		Parameters: map[string]string{"user": "root", "database": "dev"}},
+		&pgproto3.Parse{Query: "select 1"}, &pgproto3.Flush{})
+	for {
+		m := c.recv()
+		if _, ok := m.(*pgproto3.ReadyForQuery); ok {
+			break
+		}
+		if e, ok := m.(*pgproto3.ErrorResponse); ok {
+			t.Fatalf("startup failed: %+v", e)
+		}
+	}
+	if m, ok := c.recv().(*pgproto3.ParseComplete); !ok {
+		t.Fatalf("got %T, want ParseComplete", m)
+	}
+	// A pause of three idle timeouts: at least that long, however busy
+	// the machine.
+	time.Sleep(3 * h.idle)
+	c.send(&pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expectTrace(t, c, "BindComplete\nDataRow '1'\nCommandComplete SELECT 1\nReadyForQuery I")
+	// After ReadyForQuery the session is idle again.
+	expectTrace(t, c, "ErrorResponse FATAL 57P05 terminating connection due to idle-session timeout\nEOF")
+}
+
 // flakyListener fails its first Accept calls with EMFILE, as a process
 // out of descriptors does.
 type flakyListener struct {

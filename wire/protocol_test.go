@@ -570,6 +570,22 @@ func TestProtocolViolations(t *testing.T) {
 	c.send(&pgproto3.Query{String: "select 1" + strings.Repeat(" ", 2000)})
 	expectTrace(t, c, "ErrorResponse FATAL 54000 message of 2009 bytes exceeds the limit of 1024 bytes\nEOF")
 
+	// A CopyData beyond the limit fails the COPY and, the stream being
+	// lost, ends the connection with FATAL: no ReadyForQuery in between,
+	// as in PostgreSQL (ERROR, then FATAL "protocol synchronization was
+	// lost").
+	c, _ = connectRaw(t, ts.addr, nil)
+	c.send(&pgproto3.Query{String: "copy t from stdin"})
+	if m, ok := c.recv().(*pgproto3.CopyInResponse); !ok {
+		t.Fatalf("got %T, want CopyInResponse", m)
+	}
+	c.send(&pgproto3.CopyData{Data: make([]byte, 2000)})
+	got := c.trace()
+	if strings.Contains(got, "ReadyForQuery") || !strings.HasPrefix(got, "ErrorResponse ERROR 54000 ") ||
+		!strings.HasSuffix(got, "\nEOF\n") || !strings.Contains(got, "\nErrorResponse FATAL ") {
+		t.Errorf("oversized CopyData: trace\n%s\nwant ERROR, FATAL, EOF", got)
+	}
+
 	// Copy messages outside COPY are ignored.
 	c, _ = connectRaw(t, ts.addr, nil)
 	c.send(&pgproto3.CopyData{Data: []byte("x")}, &pgproto3.CopyDone{}, &pgproto3.Query{String: "select 1"})

@@ -125,6 +125,14 @@ func (c *conn) simpleQuery(q string) bool {
 		c.flush()
 		return false
 	}
+	if c.readErr != nil {
+		// A statement (a COPY) read the frame stream to its end: the
+		// client is gone, or sent a message the stream cannot go past.
+		// No ReadyForQuery: the loop ends the connection, with FATAL for
+		// a broken stream, as PostgreSQL follows the COPY's error with
+		// FATAL once protocol synchronization is lost.
+		return true
+	}
 	c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 	return c.flush() == nil
 }
