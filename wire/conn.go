@@ -26,7 +26,10 @@ const (
 	codeGSSEncRequest = 80877104
 	maxStartupPacket  = 10000 // MAX_STARTUP_PACKET_LENGTH in Postgres
 	startupTimeout    = time.Minute
-	flushThreshold    = 64 << 10 // flush while streaming once this much is buffered
+	// endingWriteGrace is how long an ending connection (terminated, the
+	// server shutting down) may still block in a socket write.
+	endingWriteGrace = time.Second
+	flushThreshold   = 64 << 10 // flush while streaming once this much is buffered
 )
 
 // Codes that pgerr does not (yet) name.
@@ -370,7 +373,14 @@ func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
 	c.fr = frameReader{br: br, max: c.s.opts.MaxMessageBytes}
 	c.ri.nc = c.nc
 	c.watch = newGoneWatch(c)
-	defer context.AfterFunc(c.ctx, c.ri.stopAll)()
+	defer context.AfterFunc(c.ctx, func() {
+		c.ri.stopAll()
+		// An ending connection has only its error left to send: a write
+		// blocked by a client that does not read (a result streaming
+		// into a full socket) gives up after a grace, as a PostgreSQL
+		// backend blocked in a send dies at once on pg_terminate_backend.
+		c.nc.SetWriteDeadline(time.Now().Add(endingWriteGrace))
+	})()
 	defer c.watch.stop()
 	c.loop()
 }

@@ -113,5 +113,7 @@
 // (IdleTimeouts), a write error, a FATAL error (protocol violation 08P01,
 // oversized message 54000) or Shutdown (FATAL 57P01) end the connection:
 // the running statement's context is canceled, every open Result is closed
-// once, then Session.Close is called once.
+// once, then Session.Close is called once. A connection ended by Shutdown
+// or pg_terminate_backend while blocked in a socket write (a client that
+// stopped reading a streaming result) gives up the write after a second.
 package wire

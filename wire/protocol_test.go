@@ -3,7 +3,9 @@ package wire
 import (
 	"bytes"
 	"context"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -669,5 +671,55 @@ func TestTypedValues(t *testing.T) {
 	paris := strings.Replace(row, "13:14:15+00", "14:14:15+01", 1)
 	if got := c.trace(); !strings.Contains(got, "\n"+paris+"\n") {
 		t.Errorf("got\n%s\nwant row\n%s", got, paris)
+	}
+}
+
+// TestShutdownBlockedWrite: a session whose result streams into a client
+// that stopped reading is blocked in its socket write; the server's
+// shutdown (as pg_terminate_backend) still ends it, after a grace,
+// instead of waiting for the client forever.
+func TestShutdownBlockedWrite(t *testing.T) {
+	h := newFakeHandler()
+	s := NewServer(h, Options{})
+	ln, err := listen(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	nc, err := d.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := &rawClient{t: t, nc: nc, fe: pgproto3.NewFrontend(nc, nc)}
+	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30, Parameters: map[string]string{"user": "root", "database": "dev"}})
+	for {
+		if _, ok := c.recv().(*pgproto3.ReadyForQuery); ok {
+			break
+		}
+	}
+	c.send(&pgproto3.Query{String: "select 1000000"}) // 18 MB of rows
+	for {
+		// Rows stream; from the first on, the client reads no more.
+		if _, ok := c.recv().(*pgproto3.DataRow); ok {
+			break
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // the socket's buffers fill up
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with a session blocked in a write: %v", err)
+	}
+	if err := <-done; err != ErrServerClosed {
+		t.Errorf("Serve: %v", err)
+	}
+	if h.sessionsClosed.Load() != 1 || h.resultsClosed.Load() != 1 {
+		t.Errorf("sessions closed %d, results closed %d", h.sessionsClosed.Load(), h.resultsClosed.Load())
 	}
 }
