@@ -18,9 +18,11 @@
 // (shutdown, pg_terminate_backend), a COPY's statement being canceled,
 // an idle timeout; a read cut short that way goes on later where it
 // stopped. While a message is handled, nobody reads: a timer polls the
-// socket for a hang-up every 10 ms once the message has taken that long
-// (PostgreSQL's client_connection_check_interval, on by default here),
-// and a client that closed its end cancels the running statement. Output
+// socket for a hang-up once the message has taken 10 ms, then at
+// doubling intervals up to half a second (PostgreSQL's
+// client_connection_check_interval, on by default here), and a client
+// that closed its end, or only its sending half, cancels the running
+// statement, as PostgreSQL's check does. Output
 // is buffered and flushed at ReadyForQuery, on Flush, after every
 // ErrorResponse and every 64 KiB while rows stream.
 //

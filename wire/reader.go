@@ -19,11 +19,15 @@ import (
 	"github.com/weirdb/weir/internal/pgerr"
 )
 
-// goneCheckInterval is how often the socket is checked, while the
+// goneCheckFirst is when the socket is first checked, while the
 // connection goroutine handles a message, for a client that went away
 // (PostgreSQL's client_connection_check_interval, which it leaves off by
-// default).
-const goneCheckInterval = 10 * time.Millisecond
+// default); the interval then doubles up to goneCheckMax, so that many
+// long statements cost little.
+const (
+	goneCheckFirst = 10 * time.Millisecond
+	goneCheckMax   = 500 * time.Millisecond
+)
 
 // longAgo is a read deadline in the past: it makes a blocked read return
 // at once.
@@ -163,13 +167,16 @@ func isDeadline(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) 
 // or broke its connection, and cancels the connection when it did: the
 // connection goroutine is busy with it (a statement runs) and does not read.
 // A check is a poll(2) of the socket for a hang-up, every
-// goneCheckInterval once the message has been handled that long.
+// goneCheckFirst once the message has been handled that long, then at
+// doubling intervals up to goneCheckMax.
 type goneWatch struct {
 	c  *conn
 	rc syscall.RawConn // nil: the connection has no socket to poll (a test's pipe)
 	mu sync.Mutex
 	t  *time.Timer
 	on bool
+	// every is the interval to the next check.
+	every time.Duration
 }
 
 // newGoneWatch returns c's watch.
@@ -193,11 +200,11 @@ func (w *goneWatch) start() {
 		return
 	}
 	w.mu.Lock()
-	w.on = true
+	w.on, w.every = true, goneCheckFirst
 	if w.t == nil {
-		w.t = time.AfterFunc(goneCheckInterval, w.check)
+		w.t = time.AfterFunc(w.every, w.check)
 	} else {
-		w.t.Reset(goneCheckInterval)
+		w.t.Reset(w.every)
 	}
 	w.mu.Unlock()
 }
@@ -227,7 +234,8 @@ func (w *goneWatch) check() {
 		w.c.cancel(errClientGone)
 		return
 	}
-	w.t.Reset(goneCheckInterval)
+	w.every = min(2*w.every, goneCheckMax)
+	w.t.Reset(w.every)
 }
 
 // gone reports whether the peer hung up or the socket failed. As with
