@@ -318,7 +318,7 @@ func (e *Engine) startJobAgain(ctx context.Context, rel *catalog.Relation) error
 		return err
 	}
 	e.subscribe(j, false)
-	e.st.jobs[j.id] = j
+	e.st.setJob(j)
 	e.runJob(j)
 	e.writeMu.Unlock()
 	return e.addJob(ctx, j)

@@ -268,7 +268,7 @@ func (e *Engine) deployLocked(rel *catalog.Relation, plan func(*catalog.Relation
 			j.cancel()
 		} else if err == nil {
 			e.subscribe(j, false)
-			e.st.jobs[j.id] = j
+			e.st.setJob(j)
 			e.runJob(j)
 			return j, true, nil
 		}

@@ -140,7 +140,7 @@ func (e *Engine) regionFailed(j *jobRun, members []regionMember, named error) er
 		id := types.JobID(m.rel.ID)
 		x := st.jobs[id]
 		stopped = append(stopped, x)
-		delete(st.jobs, id)
+		st.dropJob(id)
 		x.active = false
 		e.unsubscribe(x)
 		if id != j.id {
@@ -284,7 +284,7 @@ func (e *Engine) startTogether(members []regionMember) error {
 	undo := func() {
 		for _, j := range built {
 			e.unsubscribe(j)
-			delete(st.jobs, j.id)
+			st.dropJob(j.id)
 			j.cancel()
 		}
 	}
@@ -313,7 +313,7 @@ func (e *Engine) startTogether(members []regionMember) error {
 		// Registered with its upstream members (just built) for the
 		// barrier adding them all.
 		e.subscribe(j, false)
-		st.jobs[j.id] = j
+		st.setJob(j)
 		built = append(built, j)
 	}
 	e.writeMu.Unlock()

@@ -312,7 +312,7 @@ func (e *Engine) jobFailed(_ context.Context, j *jobRun, actor types.ActorID, er
 		// Not ctx: it ended with the job above.
 		return st.drv.ActorFailed(st.health.ctx, actor, named)
 	}
-	delete(st.jobs, j.id)
+	st.dropJob(j.id)
 	j.active = false
 	e.unsubscribe(j)
 	if len(j.job.Tables) > 0 && !notRetried(named) {
@@ -463,7 +463,7 @@ func (e *Engine) startAgain(rel *catalog.Relation) error {
 		return err
 	}
 	e.subscribe(j, false)
-	st.jobs[j.id] = j
+	st.setJob(j)
 	e.writeMu.Unlock()
 	t.started(id)
 	e.runJob(j)
@@ -806,7 +806,7 @@ func (s *Session) resumeJob(ctx context.Context, kind, schema, name string, io w
 	h.rebuild, h.truncAt = false, nil
 	t.mu.Unlock()
 	e.subscribe(j, false)
-	e.st.jobs[j.id] = j
+	e.st.setJob(j)
 	e.writeMu.Unlock()
 	e.runJob(j)
 	if err := e.addJob(ctx, j); err != nil {

@@ -427,7 +427,7 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 		return nil, false, err
 	}
 	e.subscribe(j, false)
-	e.st.jobs[j.id] = j
+	e.st.setJob(j)
 	e.runJob(j)
 	return j, true, nil
 }
@@ -559,7 +559,7 @@ func (e *Engine) stopJob(ctx context.Context, id uint32) error {
 	}
 	e.writeMu.Lock()
 	if e.st.jobs[j.id] == j {
-		delete(e.st.jobs, j.id)
+		e.st.dropJob(j.id)
 	}
 	e.writeMu.Unlock()
 	// The actors end after acknowledging the stop barrier; the relay after
@@ -690,7 +690,7 @@ func (e *Engine) undoCreate(j *jobRun) {
 	active := cur != nil && cur.active
 	if cur != nil && !active {
 		// Never added by a barrier: no barrier will reach it.
-		delete(e.st.jobs, j.id)
+		e.st.dropJob(j.id)
 	}
 	e.writeMu.Unlock()
 	if cur != nil && !active {

@@ -330,7 +330,7 @@ func (e *Engine) startPopulated(rel *catalog.Relation) (*jobRun, error) {
 		return nil, err
 	}
 	e.subscribe(j, false)
-	e.st.jobs[j.id] = j
+	e.st.setJob(j)
 	e.runJob(j)
 	return j, nil
 }
@@ -427,7 +427,7 @@ func (e *Engine) undoPopulate(rel *catalog.Relation) {
 	added := cur != nil && cur.active
 	if cur != nil && !added {
 		// Never added by a barrier: no barrier will reach it.
-		delete(e.st.jobs, cur.id)
+		e.st.dropJob(cur.id)
 		e.unsubscribe(cur)
 	}
 	e.writeMu.Unlock()

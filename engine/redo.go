@@ -70,49 +70,67 @@ func (e *Engine) redoEligible(w *stmtWriter, spilled bool, wms map[uint32]*table
 	if !st.initialized {
 		return false
 	}
+	shut := e.redoShutTables()
 	for _, id := range w.order {
-		// A job looking the table up (FOR SYSTEM_TIME AS OF PROCTIME())
-		// reads its committed rows: the rows that follow must find the
-		// statement's writes there. A coupled sink (sink.decouple =
-		// 'false') makes the writes to what it reads wait for its
-		// delivery, which is in the checkpoint.
-		if w.changes[id].rel.Temp || e.lookupJoinReader(id) != nil || e.feedsCoupledSink(id) {
+		if w.changes[id].rel.Temp || shut[id] {
 			return false
 		}
 	}
 	return !e.noRedo.Load()
 }
 
-// feedsCoupledSink reports whether a running coupled sink reads table id,
-// directly or through views. Called under writeMu.
-func (e *Engine) feedsCoupledSink(id uint32) bool {
+// redoShutTables returns the tables whose statements the running jobs
+// keep off the redo log: a job looking a table up (FOR SYSTEM_TIME AS OF
+// PROCTIME()) reads its committed rows, and the rows that follow must
+// find the statement's writes there; a coupled sink (sink.decouple =
+// 'false') makes the writes to what it reads, directly or through views,
+// wait for its delivery, which is in the checkpoint. The set is computed
+// once per change of the jobs or the catalog. Called under writeMu.
+func (e *Engine) redoShutTables() map[uint32]bool {
 	st := e.st
+	c := &st.redoShut
+	if gen := e.cat.Generation(); !c.valid || c.jobsGen != st.jobsGen || c.catGen != gen {
+		c.tables, c.jobsGen, c.catGen, c.valid = e.computeRedoShut(), st.jobsGen, gen, true
+	}
+	return c.tables
+}
+
+// computeRedoShut walks the running jobs for redoShutTables.
+func (e *Engine) computeRedoShut() map[uint32]bool {
+	st := e.st
+	shut := map[uint32]bool{}
+	var lookups func(n planner.StreamNode)
+	lookups = func(n planner.StreamNode) {
+		if lj, ok := n.(*planner.StreamLookupJoin); ok {
+			shut[lj.Rel.ID] = true
+		}
+		for _, in := range n.StreamInputs() {
+			lookups(in)
+		}
+	}
 	seen := map[types.JobID]bool{}
-	var reads func(j *jobRun) bool
-	reads = func(j *jobRun) bool {
+	var reads func(j *jobRun)
+	reads = func(j *jobRun) {
 		if seen[j.id] {
-			return false
+			return
 		}
 		seen[j.id] = true
 		for _, t := range j.job.Tables {
-			if t.Rel.ID == id {
-				return true
-			}
-			if up := st.jobs[types.JobID(t.Rel.ID)]; up != nil && reads(up) {
-				return true
+			shut[t.Rel.ID] = true
+			if up := st.jobs[types.JobID(t.Rel.ID)]; up != nil {
+				reads(up)
 			}
 		}
-		return false
 	}
 	for _, j := range st.jobs {
+		if j.root != nil {
+			lookups(j.root)
+		}
 		if j.rel.Kind == catalog.KindSink && !stream.SinkDecoupled(j.rel.With) {
-			clear(seen)
-			if reads(j) {
-				return true
-			}
+			reads(j)
 		}
 	}
-	return false
+	return shut
 }
 
 // encodeRedo returns the redo record of a statement: the writes of rec

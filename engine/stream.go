@@ -222,7 +222,18 @@ type streams struct {
 	// batched holds, per table, the changes of statements committed
 	// through the redo log not yet sent to the jobs (batchChanges).
 	batched map[uint32]*types.Chunk
+	// jobs are the running jobs; they change only through setJob,
+	// dropJob and resetJobs, which count the changes in jobsGen.
 	jobs    map[types.JobID]*jobRun
+	jobsGen uint64
+	// redoShut caches, for one jobsGen and catalog generation, the tables
+	// whose statements cannot commit through the redo log because of the
+	// jobs reading them (redoShutTables).
+	redoShut struct {
+		jobsGen, catGen uint64
+		tables          map[uint32]bool
+		valid           bool
+	}
 	cur     *pendingEpoch
 	sealed  *pendingEpoch
 	// view holds the writes of sealed and cur over the database: what DML
@@ -306,7 +317,7 @@ func (e *Engine) stopStreams() {
 	st.ioMu.Unlock()
 	e.writeMu.Lock()
 	jobs := st.jobs
-	st.jobs = map[types.JobID]*jobRun{}
+	st.resetJobs()
 	e.writeMu.Unlock()
 	for _, j := range jobs {
 		j.cancel()
@@ -428,6 +439,24 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 		st.initialized = true
 		e.replayHeld()
 	}
+}
+
+// setJob records j as a running job.
+func (st *streams) setJob(j *jobRun) {
+	st.jobs[j.id] = j
+	st.jobsGen++
+}
+
+// dropJob forgets the running job id.
+func (st *streams) dropJob(id types.JobID) {
+	delete(st.jobs, id)
+	st.jobsGen++
+}
+
+// resetJobs forgets every running job.
+func (st *streams) resetJobs() {
+	st.jobs = map[types.JobID]*jobRun{}
+	st.jobsGen++
 }
 
 func (st *streams) sortedJobs() []*jobRun {
@@ -653,7 +682,7 @@ func (io *streamIO) rebuild(ctx context.Context, fromEpoch uint64, cause error) 
 	e.writeMu.Lock()
 	old := st.jobs
 	e.obs.recoveryStarted(cause, slices.Collect(maps.Keys(old)), time.Now())
-	st.jobs = map[types.JobID]*jobRun{}
+	st.resetJobs()
 	for _, j := range old {
 		j.active = false
 		j.cancel()
@@ -727,7 +756,7 @@ func (io *streamIO) rebuild(ctx context.Context, fromEpoch uint64, cause error) 
 		st.health.started(j.id)
 		j.active = true
 		e.subscribe(j, true)
-		st.jobs[j.id] = j
+		st.setJob(j)
 		e.watchRebuild(j, true)
 		specs = append(specs, j.job.Spec())
 	}
