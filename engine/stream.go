@@ -234,8 +234,8 @@ type streams struct {
 		tables          map[uint32]bool
 		valid           bool
 	}
-	cur     *pendingEpoch
-	sealed  *pendingEpoch
+	cur    *pendingEpoch
+	sealed *pendingEpoch
 	// view holds the writes of sealed and cur over the database: what DML
 	// statements read.
 	view *storage.Batch
