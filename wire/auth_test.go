@@ -283,17 +283,7 @@ func TestTLSReadInterrupted(t *testing.T) {
 	h := newFakeHandler()
 	ts := startServer(t, h, Options{TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
 	c := connectRawTLS(t, ts.addr)
-	c.send(&pgproto3.Query{String: "copy t from stdin timing out"}, &pgproto3.CopyData{Data: []byte("a\n")})
-	if got := render(c.recv()); got != "CopyInResponse 0" {
-		t.Fatalf("got %s", got)
-	}
-	if got := render(c.recv()); got != "ErrorResponse ERROR 57014 canceling statement due to statement timeout" {
-		t.Fatalf("got %s", got)
-	}
-	c.send(&pgproto3.CopyData{Data: []byte("b\n")}, &pgproto3.CopyDone{})
-	expectTrace(t, c, "ReadyForQuery I")
-	c.send(&pgproto3.Query{String: "select 1"})
-	expectTrace(t, c, "RowDescription n:23/0\nDataRow '1'\nCommandComplete SELECT 1\nReadyForQuery I")
+	copyTimesOut(t, c)
 
 	c.send(&pgproto3.Query{String: "sleep"})
 	<-h.sleeping

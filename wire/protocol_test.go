@@ -518,6 +518,15 @@ func TestCancelRequest(t *testing.T) {
 	// A handler reading under a context of its own (ContextReader), as
 	// the engine does for statement_timeout, is stopped by it while the
 	// client sends nothing; the rest of the stream is discarded too.
+	copyTimesOut(t, c)
+}
+
+// copyTimesOut runs a COPY FROM STDIN whose handler reads under a
+// statement timeout of its own while the client sends nothing (the
+// server interrupts its read of the socket): the COPY fails with 57014,
+// the rest of its stream is discarded, and the connection goes on.
+func copyTimesOut(t *testing.T, c *rawClient) {
+	t.Helper()
 	c.send(&pgproto3.Query{String: "copy t from stdin timing out"}, &pgproto3.CopyData{Data: []byte("a\n")})
 	if got := render(c.recv()); got != "CopyInResponse 0" {
 		t.Fatalf("got %s", got)
@@ -599,15 +608,23 @@ func TestProtocolViolations(t *testing.T) {
 	expectTrace(t, c, "ErrorResponse FATAL 08P01 invalid Bind message format\nEOF")
 }
 
-func TestShutdown(t *testing.T) {
-	h := newFakeHandler()
-	s := NewServer(h, Options{})
+// serveUntilShutdown starts a server the test shuts down itself: done
+// receives Serve's result.
+func serveUntilShutdown(t *testing.T, h *fakeHandler) (s *Server, ln net.Listener, done chan error) {
+	t.Helper()
+	s = NewServer(h, Options{})
 	ln, err := listen(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
+	done = make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
+	return s, ln, done
+}
+
+func TestShutdown(t *testing.T) {
+	h := newFakeHandler()
+	s, ln, done := serveUntilShutdown(t, h)
 	idle, _ := connectRaw(t, ln.Addr().String(), nil)
 	busy, _ := connectRaw(t, ln.Addr().String(), nil)
 	busy.send(&pgproto3.Query{String: "sleep"})
@@ -680,13 +697,7 @@ func TestTypedValues(t *testing.T) {
 // instead of waiting for the client forever.
 func TestShutdownBlockedWrite(t *testing.T) {
 	h := newFakeHandler()
-	s := NewServer(h, Options{})
-	ln, err := listen(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ln) }()
+	s, ln, done := serveUntilShutdown(t, h)
 	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
 		return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
 	}}
