@@ -124,6 +124,15 @@ func (ri *readInterrupts) stopAll() {
 // begin starts a read bounded by ctx (nil: by nothing but the
 // connection) and by deadline (zero: none); end must follow the read.
 func (ri *readInterrupts) begin(ctx context.Context, deadline time.Time) (end func()) {
+	// The deadline first: set after the context's interrupt, it could
+	// undo it.
+	if !deadline.IsZero() {
+		ri.mu.Lock()
+		if !ri.closed {
+			ri.nc.SetReadDeadline(deadline)
+		}
+		ri.mu.Unlock()
+	}
 	var stop func() bool
 	if ctx != nil {
 		ri.mu.Lock()
@@ -136,13 +145,6 @@ func (ri *readInterrupts) begin(ctx context.Context, deadline time.Time) (end fu
 			}
 			ri.mu.Unlock()
 		})
-	}
-	if !deadline.IsZero() {
-		ri.mu.Lock()
-		if !ri.closed {
-			ri.nc.SetReadDeadline(deadline)
-		}
-		ri.mu.Unlock()
 	}
 	if stop == nil && deadline.IsZero() {
 		return func() {}
