@@ -287,6 +287,10 @@ func TestStatementsCounted(t *testing.T) {
 	defer e.Close()
 	s := session(t, e)
 	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, v int)")
+	// Until the start's recovery injected its Initial barrier, and in
+	// the epoch of a catalog change, writes commit through their
+	// checkpoint: FLUSH waits for both to pass.
+	mustRun(t, s, "FLUSH")
 	mustRun(t, s, "INSERT INTO t VALUES (1, 10)")
 	mustRun(t, s, "INSERT INTO t VALUES (2, 20), (3, 30)")
 	mustRun(t, s, "UPDATE t SET v = v + 1 WHERE id = 1")

@@ -403,6 +403,7 @@ func TestRedoSyncFails(t *testing.T) {
 	s := session(t, e)
 	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, v int)")
 	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n, sum(v) AS s FROM t")
+	mustRun(t, s, "FLUSH") // the next write is in an epoch of its own
 	mustRun(t, s, "INSERT INTO t VALUES (1, 10)")
 	commits := func(e *Engine, path string) float64 {
 		return testutil.ToFloat64(e.obs.dmlCommits.WithLabelValues(path))
@@ -425,6 +426,7 @@ func TestRedoSyncFails(t *testing.T) {
 	e = openTest(t, fs)
 	defer e.Close()
 	s = session(t, e)
+	mustRun(t, s, "FLUSH") // the recovery's Initial barrier is past
 	wantRows(t, s, "SELECT n, s FROM m", "4 100")
 	wantRows(t, s, "SELECT count(*), sum(v) FROM t", "4 100")
 	mustRun(t, s, "INSERT INTO t VALUES (5, 50)")
@@ -445,6 +447,10 @@ func TestRedoShutByLookupJoin(t *testing.T) {
 	s := session(t, e)
 	mustRun(t, s, "CREATE TABLE ev (id int, k int) APPEND ONLY")
 	mustRun(t, s, "CREATE TABLE dim (k int PRIMARY KEY, v text)")
+	// Until the start's recovery injected its Initial barrier, and in
+	// the epoch of a catalog change, writes commit through their
+	// checkpoint: FLUSH waits for both to pass.
+	mustRun(t, s, "FLUSH")
 	commits := func() (float64, float64) {
 		return testutil.ToFloat64(e.obs.dmlCommits.WithLabelValues("redo_log")),
 			testutil.ToFloat64(e.obs.dmlCommits.WithLabelValues("checkpoint"))
@@ -464,5 +470,6 @@ func TestRedoShutByLookupJoin(t *testing.T) {
 	step("INSERT INTO ev VALUES (10, 2)", 1, 0)
 	wantRows(t, s, "SELECT id, v FROM m", "10 two")
 	mustRun(t, s, "DROP MATERIALIZED VIEW m")
+	mustRun(t, s, "FLUSH") // the next write is in an epoch of its own
 	step("INSERT INTO dim VALUES (3, 'three')", 1, 0)
 }
