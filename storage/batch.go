@@ -449,12 +449,14 @@ func (b *Batch) Commit() error {
 	// with it.
 	b.db.gen.Add(1)
 	defer b.db.gen.Add(1)
+	n := b.b.Len()
 	err := b.b.Commit(pebble.Sync)
 	marks := b.marks
 	b.Close()
 	if err != nil {
 		return pgerr.Wrap(pgerr.IOError, err, "committing to storage")
 	}
+	b.db.afterCommit(n)
 	if len(marks) > 0 {
 		// A failed move leaves its marks: the recovery that the failed
 		// checkpoint starts moves the areas again.

@@ -110,6 +110,10 @@ type DB struct {
 	// missing holds the added columns' values of altered tables
 	// (missing.go).
 	missing missingSet
+
+	// ramp flushes the memtables Pebble queues while their sizes ramp
+	// up after a start (memtables.go).
+	ramp rampMemTables
 }
 
 // idBlock is the part of a counter's ids reserved durably and not yet
@@ -180,6 +184,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db := &DB{dir: dir, fs: fs, pdb: pdb, lock: lock, log: log, ids: map[string]*idBlock{},
 		redo: &redoLog{fs: fs, dir: fs.PathJoin(dir, redoDir), log: log, segBytes: redoSegmentBytes}}
+	db.ramp.until = 2 * memTable
 	// Early flushes left by a crash: finish the committed ones' moves,
 	// drop the others.
 	if err := db.ResolveSpills(); err != nil {
