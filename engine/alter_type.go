@@ -1106,13 +1106,14 @@ type quietIO struct{ wire.ExecIO }
 // Notice drops the notice.
 func (quietIO) Notice(severity, code, message string) {}
 
-// staleTypes returns 40001 when a table plan reads or writes has a
-// column of another type in the catalog than when plan was bound: ALTER
-// COLUMN ... TYPE committed in between, and the rows are no longer
-// encoded as plan reads them. (A cached plan binds again before it runs;
-// this catches a statement bound just before the change.)
-func (e *Engine) staleTypes(plan planner.Plan) error {
-	for _, r := range planner.RelationsBound(plan) {
+// staleTypes returns 40001 when a table a plan reads or writes has a
+// column of another type in the catalog than when the plan was bound
+// (relations, planner.RelationsBound): ALTER COLUMN ... TYPE committed in
+// between, and the rows are no longer encoded as the plan reads them. (A
+// cached plan binds again before it runs; this catches a statement bound
+// just before the change.)
+func (e *Engine) staleTypes(relations []*catalog.Relation) error {
+	for _, r := range relations {
 		if r == nil || r.Kind != catalog.KindTable {
 			continue
 		}

@@ -325,9 +325,10 @@ type rowCounter interface{ RowsAffected() int64 }
 // state plus the changes of statements not yet committed, then its
 // changes join the open epoch and flow to the jobs reading the tables. A
 // statement that fails leaves nothing behind. Inside a block its writes
-// join the block's batch until COMMIT. A non-nil an collects each
-// operator's actual rows and time (EXPLAIN ANALYZE).
-func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, params []types.Datum, an *executor.Analyze) (res wire.Result, err error) {
+// join the block's batch until COMMIT. relations are those b's plan
+// reads and writes (planFacts). A non-nil an collects each operator's
+// actual rows and time (EXPLAIN ANALYZE).
+func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, relations []*catalog.Relation, params []types.Datum, an *executor.Analyze) (res wire.Result, err error) {
 	ws, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
@@ -340,7 +341,7 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, par
 	}()
 	// Outside a block the statement holds writeMu, under which a TYPE
 	// rewrite commits: the check and the writes see one encoding.
-	if err := e.staleTypes(b.Plan); err != nil {
+	if err := e.staleTypes(relations); err != nil {
 		return nil, err
 	}
 	ec := s.execCtx(ctx, params, ws.src, ws.w)

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -25,6 +24,40 @@ type queryPrepared struct {
 	// chunkRows, when set, is a read's executor.ExecCtx.ChunkRows (a
 	// cursor's query).
 	chunkRows func() int
+	// facts are what execute needs to know of bound's plan (planFacts).
+	facts *planFacts
+}
+
+// planFacts are what execute learns by walking a prepared statement's
+// plan, the same at every run: they are found on its first run (and
+// again if the plan is replaced), not walked again on each.
+type planFacts struct {
+	plan planner.Plan
+	// indexes are the secondary indexes the plan reads
+	// (planner.IndexesRead).
+	indexes []uint32
+	// relations are the relations the plan reads or writes as they
+	// were bound (planner.RelationsBound), for staleTypes.
+	relations []*catalog.Relation
+	// currentOf is set when the plan calls pg_current_of (WHERE
+	// CURRENT OF), which checkCurrentOf checks at each run.
+	currentOf bool
+}
+
+// planFacts returns the facts of p's plan, finding them on first use.
+func (p *queryPrepared) planFacts() *planFacts {
+	plan := p.bound.Plan
+	if f := p.facts; f != nil && f.plan == plan {
+		return f
+	}
+	f := &planFacts{plan: plan, indexes: planner.IndexesRead(plan), relations: planner.RelationsBound(plan)}
+	planner.WalkPlanExprs(plan, func(e planner.Expr) {
+		if c, ok := e.(*planner.Call); ok && c.Fn == "pg_current_of" {
+			f.currentOf = true
+		}
+	})
+	p.facts = f
+	return f
 }
 
 func (s *Session) prepareQuery(ctx context.Context, q *sql.Query, hints []types.T) (*queryPrepared, error) {
@@ -99,7 +132,8 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 	// for a view. A statement that reads no relation waits for none (a
 	// nil list would mean every view, and SELECT 1 or an INSERT of
 	// generate_series waited for every view after a restart).
-	indexes := planner.IndexesRead(p.bound.Plan)
+	facts := p.planFacts()
+	indexes := facts.indexes
 	reads := append(slices.Clip(indexes), p.bound.Deps...)
 	if reads == nil {
 		reads = []uint32{}
@@ -124,10 +158,12 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 				return nil, err
 			}
 		}
-		if err := s.checkCurrentOf(p.bound.Plan); err != nil {
-			return nil, err
+		if facts.currentOf {
+			if err := s.checkCurrentOf(p.bound.Plan); err != nil {
+				return nil, err
+			}
 		}
-		return s.eng.runWrite(ctx, s, p.bound, params, an)
+		return s.eng.runWrite(ctx, s, p.bound, facts.relations, params, an)
 	}
 	cancel = func(cancelCtx context.CancelFunc) context.CancelFunc {
 		return func() { cancelCtx(); s.endStatementLocks() }
@@ -140,7 +176,7 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 		}
 	}
 	s.eng.rewriteMu.RLock()
-	if err := s.eng.staleTypes(p.bound.Plan); err != nil {
+	if err := s.eng.staleTypes(facts.relations); err != nil {
 		s.eng.rewriteMu.RUnlock()
 		cancel()
 		return nil, err
@@ -188,8 +224,7 @@ func (s *Session) withTimeout(ctx context.Context) (context.Context, context.Can
 // transaction's start time, ctx (with statement_timeout) cancels the
 // functions that wait.
 func (s *Session) execCtx(ctx context.Context, params []types.Datum, src executor.Source, w executor.Writer) *executor.ExecCtx {
-	ec := &executor.ExecCtx{Source: src, Writer: w, WorkMem: s.workMem(), Temp: s.eng.db,
-		Rand: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+	ec := &executor.ExecCtx{Source: src, Writer: w, WorkMem: s.workMem(), Temp: s.eng.db}
 	if w != nil && !s.superuser() {
 		// A write's constraint violations show the role only what it
 		// may read of the row (executor.ExecCtx.MaySelect).
