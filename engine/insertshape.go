@@ -226,7 +226,10 @@ func (s *Session) prepareShape(ctx context.Context, text string) wire.Prepared {
 	gen, path := s.eng.cat.Generation(), s.searchPath()
 	e, ok := s.shapes[sh.template]
 	if !ok || e.gen != gen || e.path != path {
-		e = s.bindShape(ctx, sh.template, gen, path)
+		// statement_timeout and cancellation cover the binding.
+		bctx, cancel := s.withTimeout(ctx)
+		e = s.bindShape(bctx, sh.template, gen, path)
+		cancel()
 	}
 	if e.q == nil {
 		return nil

@@ -356,9 +356,6 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	if err := checkUTF8(text); err != nil {
 		return nil, err
 	}
-	// statement_timeout and cancellation cover parsing and binding too.
-	ctx, cancel := s.withTimeout(ctx)
-	defer cancel()
 	// A single-row INSERT of integers is prepared through its shape's
 	// template (insertshape.go).
 	if s.txn != 'E' && wire.IsSimpleQuery(ctx) && !noShape(ctx) {
@@ -370,6 +367,9 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 			return &failTracking{Prepared: p, s: s, text: source}, nil
 		}
 	}
+	// statement_timeout and cancellation cover parsing and binding too.
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
 	// A bulk INSERT is prepared from its template (bulkinsert.go).
 	var bulk *sql.BulkInsert
 	if !noBulk(ctx) {

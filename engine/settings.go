@@ -180,10 +180,7 @@ func parseMemorySetting(v string) (int64, error) {
 		if i := strings.IndexAny(unit, cSpace); i >= 0 {
 			unit, after = unit[:i], unit[i:]
 		}
-		// Each unit in kilobytes, and the next smaller unit a fraction
-		// is rounded to (none for B).
-		units := map[string][2]float64{"B": {1.0 / 1024, 0}, "kB": {1, 1.0 / 1024}, "MB": {1 << 10, 1}, "GB": {1 << 20, 1 << 10}, "TB": {1 << 30, 1 << 20}}
-		u, ok := units[unit]
+		u, ok := memoryUnits[unit]
 		if !ok || after != "" {
 			return 0, invalid().WithHint("Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".")
 		}
@@ -201,6 +198,14 @@ func parseMemorySetting(v string) (int64, error) {
 	}
 	return int64(val) << 10, nil
 }
+
+// memoryUnits are the units of a memory setting: each in kilobytes, and
+// the next smaller unit a fraction is rounded to (none for B).
+var memoryUnits = map[string][2]float64{"B": {1.0 / 1024, 0}, "kB": {1, 1.0 / 1024}, "MB": {1 << 10, 1}, "GB": {1 << 20, 1 << 10}, "TB": {1 << 30, 1 << 20}}
+
+// durationUnits are the units of a time setting (a number alone is in
+// milliseconds).
+var durationUnits = map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
 
 // cSpace is what C's isspace accepts.
 const cSpace = " \t\n\v\f\r"
@@ -314,8 +319,7 @@ func parseDurationSetting(v string) (time.Duration, error) {
 		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter: \"%s\"", v)
 	}
 	unit := strings.TrimSpace(v[i:])
-	mult := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
-	m, ok := mult[unit]
+	m, ok := durationUnits[unit]
 	if !ok {
 		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter: \"%s\"", v).WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".")
 	}
