@@ -592,7 +592,7 @@ func (c *conn) extended(err error) {
 // portal (Postgres drops portals at transaction end).
 func (c *conn) sync(ok bool) {
 	if it, is := c.sess.(ImplicitTransaction); is {
-		if c.endImplicit(it, ok) {
+		if c.endImplicit(it, ok, true) {
 			return
 		}
 	}
@@ -604,15 +604,24 @@ func (c *conn) sync(ok bool) {
 }
 
 // endImplicit ends the session's implicit transaction (ok false: undo
-// it) as a statement runs: a cancel stops its wait for the commit. A
+// it) as a statement runs: a cancel stops its wait for the commit. opened
+// is false when no implicit transaction was begun (a Query of one
+// statement), whose end has no commit to wait for. A
 // commit's error is sent to the client; it reports true when the
 // connection must end (sentFatal is then set).
-func (c *conn) endImplicit(it ImplicitTransaction, ok bool) bool {
-	ctx, cancel := context.WithCancelCause(c.ctx)
-	defer cancel(nil)
-	c.setRunning(cancel)
+func (c *conn) endImplicit(it ImplicitTransaction, ok, opened bool) bool {
+	ctx := c.ctx
+	if opened {
+		// Its commit may wait: a CancelRequest cancels it.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(c.ctx)
+		defer cancel(nil)
+		c.setRunning(cancel)
+	}
 	err := it.EndImplicit(ctx, ok)
-	c.setRunning(nil)
+	if opened {
+		c.setRunning(nil)
+	}
 	switch {
 	case err == nil || !ok || c.sentFatal:
 	case errors.Is(err, ErrCloseConnection):

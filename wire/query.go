@@ -54,14 +54,23 @@ func (c *conn) simpleQuery(q string) bool {
 	// Splitting (and checking the syntax of) a message of millions of
 	// statements takes a while: a cancel, the client's going or shutdown
 	// stops it as it stops a statement.
-	sctx, scancel := context.WithCancelCause(c.ctx)
-	c.setRunning(scancel)
+	// (A short message splits in microseconds: it is not worth a context
+	// of its own, which a cancel would almost never find running.)
+	sctx, scancel := c.ctx, context.CancelCauseFunc(nil)
+	if len(q) >= cancelableSplitBytes {
+		sctx, scancel = context.WithCancelCause(c.ctx)
+		c.setRunning(scancel)
+	}
 	pieces, err := c.sess.Split(sctx, q)
-	c.setRunning(nil)
+	if scancel != nil {
+		c.setRunning(nil)
+	}
 	if err != nil {
 		err = stmtErr(sctx, err)
 	}
-	scancel(nil)
+	if scancel != nil {
+		scancel(nil)
+	}
 	switch {
 	case err != nil:
 		c.sendError(err, 0)
@@ -119,7 +128,7 @@ func (c *conn) simpleQuery(q string) bool {
 		}
 	}
 	if implicit {
-		c.endImplicit(it, !failed)
+		c.endImplicit(it, !failed, len(pieces) > 1)
 	}
 	if c.sentFatal {
 		c.flush()
@@ -136,6 +145,10 @@ func (c *conn) simpleQuery(q string) bool {
 	c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
 	return c.flush() == nil
 }
+
+// cancelableSplitBytes is the length from which a Query message's split
+// runs under a context of its own, which a CancelRequest cancels.
+const cancelableSplitBytes = 64 << 10
 
 // runeOffset converts the byte offset off in q to a count of characters,
 // clamped to q, for shifting error positions.
