@@ -2,7 +2,9 @@
 // limit to work whose memory is accounted for elsewhere, and reads how
 // much memory the process may use, from which weir's default memory
 // budget is sized (SystemMemory, DefaultBudgetMB: half of the machine's
-// memory or its cgroup's limit, whichever is less).
+// memory or its cgroup's limit, whichever is less; the limit is the
+// least of the process's own cgroup's and its ancestors', found through
+// /proc/self/cgroup and /proc/self/mountinfo).
 //
 // weir serve sets the runtime's soft limit (debug.SetMemoryLimit) from
 // the memory budget, so that the collector keeps the heap within the
