@@ -539,8 +539,8 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 		for _, o := range st.Objects {
 			for _, r := range s.eng.cat.All() {
 				// As in PostgreSQL, sequences are not among them (ALL
-				// SEQUENCES IN SCHEMA names those).
-				if r.Schema == o.Name && r.Kind != catalog.KindSink && r.Kind != catalog.KindSystem && r.Kind != catalog.KindSequence {
+				// SEQUENCES IN SCHEMA names those), nor indexes.
+				if r.Schema == o.Name && r.Kind != catalog.KindSink && r.Kind != catalog.KindSystem && r.Kind != catalog.KindSequence && r.Kind != catalog.KindIndex {
 					rels = append(rels, r)
 				}
 			}
@@ -558,7 +558,12 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 		return nil, err
 	}
 	defer s.eng.writeMu.Unlock()
+	// Every relation is checked before any is changed: a GRANT that
+	// fails changes nothing, as PostgreSQL's transaction does.
 	for _, r := range rels {
+		if r.Kind == catalog.KindIndex {
+			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is an index", r.Name)
+		}
 		if !s.superuser() && !s.owns(r) {
 			if r.Kind == catalog.KindSequence {
 				return nil, denied(r)
@@ -567,15 +572,26 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 			// a sequence a table here, views included.
 			return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table %s", r.Name)
 		}
+	}
+	changed := map[uint32]*catalog.Relation{}
+	var order []*catalog.Relation
+	for _, r := range rels {
 		// Read the relation again under writeMu so a concurrent change
-		// to it is not lost.
-		cur, ok := s.eng.cat.ByID(r.ID)
+		// to it is not lost (and once if it is named twice).
+		cp, ok := changed[r.ID]
 		if !ok {
-			continue
+			cur, found := s.eng.cat.ByID(r.ID)
+			if !found {
+				continue
+			}
+			cp = cur.Clone()
+			changed[r.ID] = cp
+			order = append(order, cp)
 		}
-		cp := cur.Clone()
 		cp.ACL = cp.ACL.Update(cp.Owner, catalog.PrivTableAll, grantees, p, st.Revoke)
-		if err := s.eng.cat.Replace(cp); err != nil {
+	}
+	if len(order) > 0 {
+		if err := s.eng.cat.ReplaceAll(order...); err != nil {
 			return nil, err
 		}
 	}

@@ -72,6 +72,12 @@ var privCases = []struct {
 		"REVOKE TRUNCATE ON acl_ser FROM root;\nGRANT ALL ON acl_ser TO app;\nGRANT TRUNCATE ON acl_ser TO root;\n" +
 		"\\dp acl_*\n\\z acl_t\nSELECT relname, relacl FROM pg_class WHERE relname LIKE 'acl%' ORDER BY 1;\n" +
 		"DROP MATERIALIZED VIEW acl_m;\nDROP VIEW acl_v;\nDROP TABLE acl_t, acl_ser;\nDROP SEQUENCE acl_s;"},
+	// GRANT ... ON ALL TABLES IN SCHEMA passes over indexes, and a
+	// GRANT naming one fails (42809) without granting on the others.
+	{"grant_indexes", "root", "CREATE SCHEMA acl_ix;\nCREATE TABLE acl_ix.t (a int PRIMARY KEY, b int);\nCREATE INDEX t_b ON acl_ix.t (b);\nCREATE TABLE acl_ix.u (a int);\n" +
+		"GRANT SELECT ON ALL TABLES IN SCHEMA acl_ix TO reader;\nGRANT SELECT ON acl_ix.u, acl_ix.t_b TO readers;\nREVOKE SELECT ON acl_ix.u, acl_ix.t_b FROM reader;\n" +
+		"SELECT c.relname, c.relkind, c.relacl FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'acl_ix' ORDER BY 1;\n" +
+		"DROP TABLE acl_ix.t, acl_ix.u;\nDROP SCHEMA acl_ix;"},
 	// An owner that revokes its own privileges no longer holds them,
 	// until it grants them to itself again.
 	{"owner_revokes_own", "root", "GRANT CREATE ON SCHEMA public TO auditor;\nSET ROLE auditor;\nCREATE TABLE own_t (a int);\nCREATE SEQUENCE own_s;\n" +
