@@ -272,9 +272,10 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 		}
 	}()
 	var n int64
-	line := 0
+	line, records := 0, 0
 	insert := func(fields []*string, text string) error {
 		line++
+		records++
 		if co.csv && line > 1 {
 			// The newlines inside the record's quotes, which PostgreSQL
 			// counts after the first line (copyLinesIn).
@@ -285,7 +286,7 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 		lineWhere := func(pe *pgerr.Error) *pgerr.Error {
 			return pe.WithWhere("COPY %s, line %d: \"%s\"", rel.Name, line, copyPrintout(text))
 		}
-		if line%1024 == 0 && ctx.Err() != nil {
+		if records%1024 == 0 && ctx.Err() != nil {
 			// A cancel names the line it stopped at, as PostgreSQL's.
 			cp := *pgerr.As(ctxError(ctx))
 			return lineWhere(&cp)
