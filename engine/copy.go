@@ -214,8 +214,22 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	}
 	// Read everything first: a COPY is one statement and commits as one.
 	data, err := readAllCopy(ctx, r)
+	var failed *pgerr.Error
 	if err != nil {
-		return nil, err
+		// The stream ended with the error while PostgreSQL reads the
+		// line after those it had whole, which it names without its
+		// text: "COPY t, line 3" after CopyFail, or a cancel, that
+		// follows two lines.
+		lines, end := copyLinesIn(data, co)
+		cp := *pgerr.As(err)
+		failed = cp.WithWhere("COPY %s, line %d", rel.Name, lines+1)
+		if ctx.Err() != nil {
+			return nil, failed
+		}
+		// PostgreSQL reads the rows as they come, so a bad one among
+		// the lines it had whole fails the COPY first (CopyFail, a
+		// protocol violation). A cancel is answered at once instead.
+		data = data[:end]
 	}
 	defaults, err := s.defaultsFor(rel, cols)
 	if err != nil {
@@ -258,19 +272,27 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 		}
 	}()
 	var n int64
-	line := 0
+	line, records := 0, 0
 	insert := func(fields []*string, text string) error {
 		line++
-		if line%1024 == 0 && ctx.Err() != nil {
-			return ctxError(ctx)
-		}
-		if co.header && line == 1 {
-			return nil
+		records++
+		if co.csv && line > 1 {
+			// The newlines inside the record's quotes, which PostgreSQL
+			// counts after the first line (copyLinesIn).
+			line += strings.Count(text, "\n")
 		}
 		// lineWhere is PostgreSQL's context of an error about the line
 		// as a whole: the line, cut as limit_printout_length cuts it.
 		lineWhere := func(pe *pgerr.Error) *pgerr.Error {
 			return pe.WithWhere("COPY %s, line %d: \"%s\"", rel.Name, line, copyPrintout(text))
+		}
+		if records%1024 == 0 && ctx.Err() != nil {
+			// A cancel names the line it stopped at, as PostgreSQL's.
+			cp := *pgerr.As(ctxError(ctx))
+			return lineWhere(&cp)
+		}
+		if co.header && line == 1 {
+			return nil
 		}
 		if len(fields) > len(cols) {
 			return lineWhere(pgerr.New(pgerr.BadCopyFileFormat, "extra data after last expected column"))
@@ -363,6 +385,9 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	if err != nil {
 		return nil, err
 	}
+	if failed != nil {
+		return nil, failed
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx)
 	}
@@ -424,7 +449,9 @@ func (s *Session) copyInRefused(ctx context.Context, rel *catalog.Relation, ncol
 // reader stops when its statement's context ends (a cancel); one that
 // reads under a context of its own (wire.ContextReader) is given ctx,
 // so that statement_timeout stops a client that sends too slowly, or
-// stops sending, as well.
+// stops sending, as well. When the stream fails (CopyFail, a cancel, a
+// protocol violation) the data read until then is returned with the
+// error.
 func readAllCopy(ctx context.Context, r io.Reader) ([]byte, error) {
 	if cr, ok := r.(wire.ContextReader); ok {
 		r = cr.WithContext(ctx)
@@ -432,15 +459,40 @@ func readAllCopy(ctx context.Context, r io.Reader) ([]byte, error) {
 	var buf bytes.Buffer
 	if _, err := io.Copy(&buf, r); err != nil {
 		if ctx.Err() != nil {
-			return nil, ctxError(ctx)
+			return buf.Bytes(), ctxError(ctx)
 		}
 		var pe *pgerr.Error
 		if errors.As(err, &pe) {
-			return nil, pe
+			return buf.Bytes(), pe
 		}
-		return nil, pgerr.Wrap(pgerr.QueryCanceled, err, "COPY from stdin failed")
+		return buf.Bytes(), pgerr.Wrap(pgerr.QueryCanceled, err, "COPY from stdin failed")
 	}
 	return buf.Bytes(), nil
+}
+
+// copyLinesIn counts the lines PostgreSQL's COPY has read whole from
+// data, and returns where the last of them ends. A line ends at a
+// newline, not one a backslash escapes (text) or one inside quotes
+// (CSV), which PostgreSQL counts as a line all the same once the first
+// line has ended (it knows the data's newline style then). A header
+// counts as a line.
+func copyLinesIn(data []byte, co copyOptions) (lines, end int) {
+	quoted := false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case co.csv && c == co.quote:
+			quoted = !quoted
+		case !co.csv && c == '\\':
+			i++
+		case c == '\n' && quoted:
+			if end > 0 {
+				lines++
+			}
+		case c == '\n':
+			lines, end = lines+1, i+1
+		}
+	}
+	return lines, end
 }
 
 // defaultsFor returns a function producing a fresh full row holding the
@@ -615,16 +667,42 @@ func readCSV(data []byte, co copyOptions, row func(fields []*string, line string
 	r.FieldsPerRecord = -1
 	r.LazyQuotes = false
 	r.ReuseRecord = false
+	// encoding/csv skips empty lines, which PostgreSQL reads as a row of
+	// one unquoted empty field: NULL with the default NULL string, a
+	// missing column if the table copies more.
+	blankLines := func(raw string) (string, error) {
+		for {
+			switch {
+			case strings.HasPrefix(raw, "\n"):
+				raw = raw[1:]
+			case strings.HasPrefix(raw, "\r\n"):
+				raw = raw[2:]
+			default:
+				return raw, nil
+			}
+			var field *string
+			if co.null != "" {
+				field = new(string)
+			}
+			if err := row([]*string{field}, ""); err != nil {
+				return "", err
+			}
+		}
+	}
 	for {
 		offsetBefore := r.InputOffset()
 		rec, err := r.Read()
 		if err == io.EOF {
-			return nil
+			_, err := blankLines(string(lines[offsetBefore:]))
+			return err
 		}
 		if err != nil {
 			return pgerr.New(pgerr.BadCopyFileFormat, "invalid CSV input: %v", err)
 		}
-		rawLine := string(lines[offsetBefore:r.InputOffset()])
+		rawLine, err := blankLines(string(lines[offsetBefore:r.InputOffset()]))
+		if err != nil {
+			return err
+		}
 		fields := make([]*string, len(rec))
 		for i := range rec {
 			v := rec[i]

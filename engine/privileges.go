@@ -19,8 +19,9 @@ import (
 // This file checks privileges as PostgreSQL does. A superuser may do
 // anything. Otherwise:
 //
-//   - the owner of a relation (its creator) holds every privilege on it;
-//     other roles hold what GRANT gave them or PUBLIC;
+//   - the owner of a relation (its creator) holds every privilege on it
+//     until it revokes some from itself (its ACL's first item,
+//     catalog.RelACL); other roles hold what GRANT gave them or PUBLIC;
 //   - reading a relation needs SELECT on it, writing INSERT, UPDATE or
 //     DELETE (also SELECT when the write reads the target's rows: a
 //     WHERE, RETURNING, SET expressions over its columns, ON CONFLICT
@@ -78,20 +79,23 @@ func (e *Engine) effectiveRoles(r *catalog.Role) []uint32 {
 	return out
 }
 
-// holds reports whether role r holds p on rel: as a superuser, as (a
-// member of) its owner, or through grants to it, its roles or PUBLIC.
+// holds reports whether role r holds p on rel: as a superuser, or
+// through its ACL (catalog.RelACL: the owner's privileges and grants)
+// to it, its roles or PUBLIC.
 func (e *Engine) holds(r *catalog.Role, rel *catalog.Relation, p catalog.Privilege) bool {
 	if r.Superuser || rel.Kind == catalog.KindSystem {
 		return true
 	}
-	have := rel.ACL[catalog.PublicGrantee]
-	for _, o := range e.effectiveRoles(r) {
-		if rel.Owner == o {
-			return true
-		}
-		have |= rel.ACL[o]
+	return rel.ACL.Privileges(rel.Owner, relPrivAll(rel), e.effectiveRoles(r))&p == p
+}
+
+// relPrivAll is every privilege rel can have: a sequence's or a
+// relation's.
+func relPrivAll(rel *catalog.Relation) catalog.Privilege {
+	if rel.Kind == catalog.KindSequence {
+		return catalog.PrivSequenceAll
 	}
-	return have&p == p
+	return catalog.PrivTableAll
 }
 
 // hasPrivilege reports whether the session's role holds p on rel.
@@ -455,7 +459,7 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 		return done(tag)
 	}
 	if st.On == "sequence" || st.On == "all sequences in schema" {
-		if err := s.grantOnSequences(ctx, st, apply); err != nil {
+		if err := s.grantOnSequences(ctx, st, grantees); err != nil {
 			return nil, err
 		}
 		return done(tag)
@@ -472,7 +476,7 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 			}
 		}
 		for _, q := range seqs {
-			if err := s.grantSequences(ctx, []seqRef{q}, apply, tablePrivilegesOnSequence(st.Privileges, q.name(), io)); err != nil {
+			if err := s.grantSequences(ctx, []seqRef{q}, grantees, st.Revoke, tablePrivilegesOnSequence(st.Privileges, q.name(), io)); err != nil {
 				return nil, err
 			}
 		}
@@ -535,8 +539,8 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 		for _, o := range st.Objects {
 			for _, r := range s.eng.cat.All() {
 				// As in PostgreSQL, sequences are not among them (ALL
-				// SEQUENCES IN SCHEMA names those).
-				if r.Schema == o.Name && r.Kind != catalog.KindSink && r.Kind != catalog.KindSystem && r.Kind != catalog.KindSequence {
+				// SEQUENCES IN SCHEMA names those), nor indexes.
+				if r.Schema == o.Name && r.Kind != catalog.KindSink && r.Kind != catalog.KindSystem && r.Kind != catalog.KindSequence && r.Kind != catalog.KindIndex {
 					rels = append(rels, r)
 				}
 			}
@@ -554,7 +558,12 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 		return nil, err
 	}
 	defer s.eng.writeMu.Unlock()
+	// Every relation is checked before any is changed: a GRANT that
+	// fails changes nothing, as PostgreSQL's transaction does.
 	for _, r := range rels {
+		if r.Kind == catalog.KindIndex {
+			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is an index", r.Name)
+		}
 		if !s.superuser() && !s.owns(r) {
 			if r.Kind == catalog.KindSequence {
 				return nil, denied(r)
@@ -563,39 +572,54 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 			// a sequence a table here, views included.
 			return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table %s", r.Name)
 		}
+	}
+	changed := map[uint32]*catalog.Relation{}
+	var order []*catalog.Relation
+	for _, r := range rels {
 		// Read the relation again under writeMu so a concurrent change
-		// to it is not lost.
-		cur, ok := s.eng.cat.ByID(r.ID)
+		// to it is not lost (and once if it is named twice).
+		cp, ok := changed[r.ID]
 		if !ok {
-			continue
+			cur, found := s.eng.cat.ByID(r.ID)
+			if !found {
+				continue
+			}
+			cp = cur.Clone()
+			changed[r.ID] = cp
+			order = append(order, cp)
 		}
-		cp := cur.Clone()
-		cp.ACL = apply(cp.ACL, p)
-		if err := s.eng.cat.Replace(cp); err != nil {
+		cp.ACL = cp.ACL.Update(cp.Owner, catalog.PrivTableAll, grantees, p, st.Revoke)
+	}
+	if len(order) > 0 {
+		if err := s.eng.cat.ReplaceAll(order...); err != nil {
 			return nil, err
 		}
 	}
 	return done(tag)
 }
 
-// aclText renders a relation's privileges as Postgres's aclitem[] text
-// ({owner=arwd/owner,grantee=r/owner}), or "" when nothing was granted
-// (relacl is then NULL and the owner's privileges implicit).
+// aclText renders a relation's ACL as Postgres's aclitem[] text
+// ({owner=arwdDxt/owner,grantee=r/owner}), nil when it is not explicit
+// (relacl is then NULL).
 func (e *Engine) aclText(rel *catalog.Relation) []string {
-	if rel.Kind == catalog.KindSequence {
-		return e.seqACLText(rel.Owner, rel.ACL)
-	}
-	if len(rel.ACL) == 0 {
+	return e.relACLText(rel.Owner, rel.ACL)
+}
+
+// relACLText renders an ACL as Postgres's aclitem[] text, every item
+// granted by the owner; nil when the ACL is not explicit, empty (not
+// nil) when it holds no item.
+func (e *Engine) relACLText(owner uint32, acl catalog.RelACL) []string {
+	if !acl.Explicit() {
 		return nil
 	}
-	owner := e.roleName(rel.Owner)
-	items := []string{aclName(owner) + "=" + catalog.PrivTableAll.Letters() + "/" + aclName(owner)}
-	for _, g := range rel.ACL.Grantees() {
+	o := aclName(e.roleName(owner))
+	items := make([]string, 0, len(acl))
+	for _, it := range acl {
 		name := ""
-		if g != catalog.PublicGrantee {
-			name = aclName(e.roleName(g))
+		if it.Grantee != catalog.PublicGrantee {
+			name = aclName(e.roleName(it.Grantee))
 		}
-		items = append(items, name+"="+rel.ACL[g].Letters()+"/"+aclName(owner))
+		items = append(items, name+"="+it.Privs.Letters()+"/"+o)
 	}
 	return items
 }

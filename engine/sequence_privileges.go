@@ -41,29 +41,30 @@ func (q seqRef) name() string {
 }
 
 // acl is the sequence's ACL.
-func (q seqRef) acl() catalog.ACL {
+func (q seqRef) acl() catalog.RelACL {
 	if q.col < 0 {
 		return q.rel.ACL
 	}
 	return q.rel.Cols[q.col].SeqACL
 }
 
+// all is every privilege the sequence (or, for col -1, the relation)
+// can have.
+func (q seqRef) all() catalog.Privilege {
+	if q.col >= 0 {
+		return catalog.PrivSequenceAll
+	}
+	return relPrivAll(q.rel)
+}
+
 // holdsSequenceAny reports whether role r holds any of the privileges in
-// p on the sequence: as a superuser, as (a member of) its owner, or
-// through grants to it, its roles or PUBLIC.
+// p on the sequence: as a superuser, or through its ACL (the owner's
+// privileges and grants) to it, its roles or PUBLIC.
 func (e *Engine) holdsSequenceAny(r *catalog.Role, q seqRef, p catalog.Privilege) bool {
 	if r.Superuser {
 		return true
 	}
-	acl := q.acl()
-	have := acl[catalog.PublicGrantee]
-	for _, o := range e.effectiveRoles(r) {
-		if q.rel.Owner == o {
-			return true
-		}
-		have |= acl[o]
-	}
-	return have&p != 0
+	return q.acl().Privileges(q.rel.Owner, q.all(), e.effectiveRoles(r))&p != 0
 }
 
 // checkSequence refuses, with 42501, a use of the sequence of rel's
@@ -170,9 +171,10 @@ func tablePrivilegesOnSequence(words []string, name string, io wire.ExecIO) cata
 	return p
 }
 
-// grantSequences applies GRANT or REVOKE of p to the sequences seqs,
-// each of which the session's role must own (42501 otherwise).
-func (s *Session) grantSequences(ctx context.Context, seqs []seqRef, apply func(catalog.ACL, catalog.Privilege) catalog.ACL, p catalog.Privilege) error {
+// grantSequences applies GRANT (revoke false) or REVOKE of p to or from
+// the grantees to the sequences seqs, each of which the session's role
+// must own (42501 otherwise).
+func (s *Session) grantSequences(ctx context.Context, seqs []seqRef, grantees []uint32, revoke bool, p catalog.Privilege) error {
 	if err := s.eng.writeMu.lockContext(ctx); err != nil {
 		return err
 	}
@@ -188,23 +190,13 @@ func (s *Session) grantSequences(ctx context.Context, seqs []seqRef, apply func(
 			continue
 		}
 		cp := cur.Clone()
-		// Once granted on, the ACL stays explicit with the owner's
-		// privileges in it, as PostgreSQL's relacl does after a REVOKE
-		// of everything granted.
-		explicit := func(acl catalog.ACL) catalog.ACL {
-			acl = apply(acl, p)
-			if _, ok := acl[cp.Owner]; !ok {
-				acl[cp.Owner] = catalog.PrivSequenceAll
-			}
-			return acl
-		}
 		if q.col < 0 {
-			cp.ACL = explicit(cp.ACL)
+			cp.ACL = cp.ACL.Update(cp.Owner, catalog.PrivSequenceAll, grantees, p, revoke)
 		} else {
 			if q.col >= len(cp.Cols) || cp.Cols[q.col].Seq != q.name() {
 				continue
 			}
-			cp.Cols[q.col].SeqACL = explicit(cp.Cols[q.col].SeqACL)
+			cp.Cols[q.col].SeqACL = cp.Cols[q.col].SeqACL.Update(cp.Owner, catalog.PrivSequenceAll, grantees, p, revoke)
 		}
 		if err := s.eng.cat.Replace(cp); err != nil {
 			return err
@@ -215,7 +207,7 @@ func (s *Session) grantSequences(ctx context.Context, seqs []seqRef, apply func(
 
 // grantOnSequences runs GRANT and REVOKE ON SEQUENCE name, ... and ON
 // ALL SEQUENCES IN SCHEMA s.
-func (s *Session) grantOnSequences(ctx context.Context, st *sql.Grant, apply func(catalog.ACL, catalog.Privilege) catalog.ACL) error {
+func (s *Session) grantOnSequences(ctx context.Context, st *sql.Grant, grantees []uint32) error {
 	p, err := sequencePrivileges(st.Privileges)
 	if err != nil {
 		return err
@@ -238,30 +230,7 @@ func (s *Session) grantOnSequences(ctx context.Context, st *sql.Grant, apply fun
 		}
 		seqs = append(seqs, q)
 	}
-	return s.grantSequences(ctx, seqs, apply, p)
-}
-
-// seqACLText renders a sequence's privileges as Postgres's aclitem[]
-// text ({owner=rwU/owner,grantee=r/owner}), or nil when nothing was
-// granted.
-func (e *Engine) seqACLText(owner uint32, acl catalog.ACL) []string {
-	if len(acl) == 0 {
-		return nil
-	}
-	o := aclName(e.roleName(owner))
-	items := []string{o + "=" + catalog.PrivSequenceAll.Letters() + "/" + o}
-	for _, g := range acl.Grantees() {
-		if g == owner {
-			// The owner's own entry, which only makes the ACL explicit.
-			continue
-		}
-		name := ""
-		if g != catalog.PublicGrantee {
-			name = aclName(e.roleName(g))
-		}
-		items = append(items, name+"="+acl[g].Letters()+"/"+o)
-	}
-	return items
+	return s.grantSequences(ctx, seqs, grantees, st.Revoke, p)
 }
 
 // HasSequencePrivilege implements functions.SequencePrivilegeChecker:

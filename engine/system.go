@@ -340,7 +340,7 @@ func (c sessionCatalog) FuncACL(f *catalog.Function) []string { return c.e.funcA
 
 // SequenceACL implements syscat.Provider.
 func (c sessionCatalog) SequenceACL(r *catalog.Relation, col int) []string {
-	return c.e.seqACLText(r.Owner, r.Cols[col].SeqACL)
+	return c.e.relACLText(r.Owner, r.Cols[col].SeqACL)
 }
 
 // Committed implements syscat.System.

@@ -296,7 +296,10 @@ func (r *stallingReader) WithContext(ctx context.Context) io.Reader {
 
 // TestCopyFromStdinCancel: a cancel in the middle of COPY FROM STDIN,
 // or statement_timeout while the client sends nothing more, stops the
-// COPY with 57014, none of the rows already sent stored.
+// COPY with 57014, none of the rows already sent stored. The error's
+// CONTEXT names the line being read, after the 1000 sent, as
+// PostgreSQL's does for a COPY stopped there (tests/dialect
+// TestCopyFailContext compares that numbering with PostgreSQL's).
 func TestCopyFromStdinCancel(t *testing.T) {
 	e := openTest(t, vfs.NewMem())
 	defer e.Close()
@@ -312,11 +315,17 @@ func TestCopyFromStdinCancel(t *testing.T) {
 	if pgerr.CodeOf(err) != pgerr.QueryCanceled || err.Error() != "canceling statement due to user request" {
 		t.Fatalf("COPY cancelled mid-stream: %v, want 57014 canceling statement due to user request", err)
 	}
+	if w := pgerr.As(err).Where; w != "COPY c, line 1001" {
+		t.Errorf("COPY cancelled mid-stream: CONTEXT %q, want COPY c, line 1001", w)
+	}
 	mustRun(t, s, "SET statement_timeout = 20")
 	cio = &stallingCopyIO{ctx: context.Background(), first: strings.Repeat("1\n", 1000), sent: make(chan struct{})}
 	err = runBlocked(t, context.Background(), s, "COPY c FROM STDIN", cio)
 	if pgerr.CodeOf(err) != pgerr.QueryCanceled || err.Error() != "canceling statement due to statement timeout" {
 		t.Fatalf("COPY of a stalled client: %v, want 57014 canceling statement due to statement timeout", err)
+	}
+	if w := pgerr.As(err).Where; w != "COPY c, line 1001" {
+		t.Errorf("COPY of a stalled client: CONTEXT %q, want COPY c, line 1001", w)
 	}
 	mustRun(t, s, "RESET statement_timeout")
 	mustRun(t, s, "FLUSH")

@@ -214,6 +214,10 @@ func (p *stmtParser) grant() (Stmt, error) {
 		default:
 			return nil, p.errHere()
 		}
+		if t := p.peek(); t.Kind == TOp && t.Val == "(" {
+			// PostgreSQL's column privileges (GRANT SELECT (a) ON t).
+			return nil, p.unsupported("column privileges are")
+		}
 		g.Privileges = append(g.Privileges, w)
 		if !p.acceptOp(",") {
 			break

@@ -3,6 +3,8 @@ package sql
 import (
 	"fmt"
 	"testing"
+
+	"github.com/weirdb/weir/internal/pgerr"
 )
 
 func TestParseRoles(t *testing.T) {
@@ -55,6 +57,13 @@ func TestParseRoles(t *testing.T) {
 	for _, bad := range []string{"CREATE ROLE", "CREATE ROLE a PASSWORD 5", "GRANT SELECT ON t", "GRANT FLY ON t TO a", "ALTER ROLE a WITH BOGUS"} {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("%s: parsed", bad)
+		}
+	}
+	// Column privileges are PostgreSQL's but not weir's: 0A000, not a
+	// syntax error.
+	for _, in := range []string{"GRANT SELECT (a), UPDATE (b) ON t TO r", "REVOKE INSERT (a, b) ON t FROM r"} {
+		if _, err := Parse(in); pgerr.CodeOf(err) != pgerr.FeatureNotSupported {
+			t.Errorf("%s: %v (%s), want 0A000", in, err, pgerr.CodeOf(err))
 		}
 	}
 }

@@ -53,7 +53,9 @@
 //
 // A CancelRequest arrives on a new connection carrying (pid, secret); the
 // matching session's running statement has its context canceled and fails
-// with 57014 "canceling statement due to user request". The handler
+// with 57014 "canceling statement due to user request" (the handler's
+// own error when it reports that cause itself, with fields of its own
+// such as a COPY's CONTEXT line). The handler
 // gets the same pid in StartupParams, with a Backend through which
 // another session cancels the statement the same way
 // (pg_cancel_backend) or ends the connection with FATAL 57P01, as

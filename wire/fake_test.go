@@ -384,6 +384,12 @@ func fakeCopyIn(eio ExecIO, bin bool) ([]string, error) {
 			rows = append(rows, sc.Text())
 		}
 		if err := sc.Err(); err != nil {
+			if pe, ok := err.(*pgerr.Error); ok {
+				// As the engine does, the error names the line it
+				// stopped at, in a copy (a cancel's cause is shared).
+				cp := *pe
+				return nil, cp.WithWhere("COPY t, line %d", len(rows)+1)
+			}
 			return nil, err
 		}
 		// Read to CopyDone.

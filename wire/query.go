@@ -175,11 +175,15 @@ func (r *runeCounter) at(q string, off int) int {
 // stmtErr returns the error to report for a statement that failed with
 // err: when its context was canceled with a cause (CancelRequest,
 // shutdown), the cause explains the failure better than the context error
-// the statement saw.
+// the statement saw, unless the statement reported the cause itself,
+// with fields of its own (a COPY's CONTEXT line).
 func stmtErr(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		var pe *pgerr.Error
+		var pe, own *pgerr.Error
 		if errors.As(context.Cause(ctx), &pe) {
+			if errors.As(err, &own) && own.Code == pe.Code && own.Message == pe.Message {
+				return own
+			}
 			return pe
 		}
 	}

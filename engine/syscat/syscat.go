@@ -93,8 +93,9 @@ type Provider interface {
 	// pg_get_viewdef(oid, pretty) prints it, with the names relations
 	// and columns have now.
 	ViewText(r *catalog.Relation, pretty bool) string
-	// ACL is a relation's privileges as aclitem[] text, nil when nothing
-	// was granted (the owner's privileges are then implicit).
+	// ACL is a relation's privileges as aclitem[] text, nil before any
+	// GRANT or REVOKE on it (the owner's privileges are then implicit,
+	// relacl NULL).
 	ACL(r *catalog.Relation) []string
 	// FuncACL is a user function's privileges as aclitem[] text, nil
 	// for the default (EXECUTE for PUBLIC).
@@ -104,7 +105,7 @@ type Provider interface {
 	// (pg_sequence_last_value).
 	SequenceLast(r *catalog.Relation, col int) (int64, bool)
 	// SequenceACL is the privileges on the sequence of r's column col as
-	// aclitem[] text, nil when nothing was granted.
+	// aclitem[] text, nil before any GRANT or REVOKE on it.
 	SequenceACL(r *catalog.Relation, col int) []string
 	// PreparedStatements are the session's statements of SQL's PREPARE.
 	PreparedStatements() []PreparedStatement

@@ -98,7 +98,7 @@ func (f fake) ACL(r *catalog.Relation) []string { return []string{"root=arwd/roo
 func (f fake) FuncACL(*catalog.Function) []string { return nil }
 func (f fake) HasPrivsOfRole(oid uint32) bool     { return !f.restricted }
 func (f fake) HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool {
-	return !f.restricted || r.ACL[catalog.PublicGrantee]&p != 0
+	return !f.restricted || r.ACL.Privileges(r.Owner, catalog.PrivTableAll, nil)&p != 0
 }
 func (f fake) ViewText(r *catalog.Relation, pretty bool) string  { return " " + r.SQL + ";" }
 func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, false }
@@ -318,9 +318,9 @@ func TestRelationSizes(t *testing.T) {
 func TestInformationSchemaShowsWhatTheRoleMayKnow(t *testing.T) {
 	p := newFake()
 	pub := &catalog.Relation{ID: 4, OID: 16388, Schema: "public", Name: "pub", Kind: catalog.KindView, SQL: "SELECT 2",
-		Cols: []catalog.Column{{Name: "y", T: types.TInt4}}, ACL: catalog.ACL{catalog.PublicGrantee: catalog.PrivSelect}}
+		Cols: []catalog.Column{{Name: "y", T: types.TInt4}}, ACL: catalog.RelACL{{Grantee: catalog.PublicGrantee, Privs: catalog.PrivSelect}}}
 	del := &catalog.Relation{ID: 5, OID: 16389, Schema: "public", Name: "del", Kind: catalog.KindTable,
-		Cols: []catalog.Column{{Name: "z", T: types.TInt4}}, ACL: catalog.ACL{catalog.PublicGrantee: catalog.PrivDelete}}
+		Cols: []catalog.Column{{Name: "z", T: types.TInt4}}, ACL: catalog.RelACL{{Grantee: catalog.PublicGrantee, Privs: catalog.PrivDelete}}}
 	p.cat.rels = append(p.cat.rels, pub, del)
 	p.restricted = true
 	names := func(table string, cols ...int) string {

@@ -242,7 +242,7 @@ func (c *Catalog) Replace(rel *Relation) error {
 	if stored.Owner == 0 {
 		// CREATE OR REPLACE keeps the owner and the grants, as in
 		// Postgres.
-		stored.Owner, stored.ACL = old.Owner, old.ACL.clone()
+		stored.Owner, stored.ACL = old.Owner, slices.Clone(old.ACL)
 	}
 	if stored.Schema != old.Schema || stored.Name != old.Name {
 		if err := c.checkSchema(stored.Schema, stored.Name); err != nil {
@@ -634,12 +634,12 @@ func (r *Relation) Clone() *Relation {
 	c.FuncDeps = slices.Clone(r.FuncDeps)
 	c.With = maps.Clone(r.With)
 	c.StateTables = slices.Clone(r.StateTables)
-	c.ACL = maps.Clone(r.ACL)
+	c.ACL = slices.Clone(r.ACL)
 	c.StateLayout = slices.Clone(r.StateLayout)
 	c.ColComments = maps.Clone(r.ColComments)
 	c.Rebuild = slices.Clone(r.Rebuild)
 	for i := range c.Cols {
-		c.Cols[i].SeqACL = maps.Clone(r.Cols[i].SeqACL)
+		c.Cols[i].SeqACL = slices.Clone(r.Cols[i].SeqACL)
 	}
 	c.Checks = slices.Clone(r.Checks)
 	c.ForeignKeys = slices.Clone(r.ForeignKeys)
@@ -718,8 +718,11 @@ type relationEntry struct {
 	SearchPath string `json:"search_path,omitempty"`
 	// Owner is the owning role's OID; entries written before roles
 	// existed have none and belong to the bootstrap superuser.
-	Owner  uint32         `json:"owner,omitempty"`
+	Owner uint32 `json:"owner,omitempty"`
+	// ACL is the ACL as catalogs before RelACL stored it (read only);
+	// RelACL is Relation.ACL.
 	ACL    map[uint32]int `json:"acl,omitempty"`
+	RelACL aclEntry       `json:"relacl,omitempty"`
 	Layout []string       `json:"state_layout,omitempty"`
 	// Comment and ColComments are COMMENT ON's texts.
 	Comment     string            `json:"comment,omitempty"`
@@ -784,8 +787,10 @@ type columnEntry struct {
 	Identity string `json:"identity,omitempty"`
 	Seq      string `json:"seq,omitempty"`
 	SeqKey   string `json:"seq_key,omitempty"`
-	// SeqACL is Column.SeqACL.
-	SeqACL map[uint32]int `json:"seq_acl,omitempty"`
+	// SeqACL is Column.SeqACL as catalogs before RelACL stored it (read
+	// only); SeqRelACL is Column.SeqACL.
+	SeqACL    map[uint32]int `json:"seq_acl,omitempty"`
+	SeqRelACL aclEntry       `json:"seq_relacl,omitempty"`
 	// Added, Missing and Dropped are ALTER TABLE's: Missing is the
 	// value's row encoding (types.AppendRow of the one column).
 	Added   bool   `json:"added,omitempty"`
@@ -813,12 +818,7 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, SearchPath: rel.SearchPath, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
 		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp, Building: rel.Building, Deparsed: rel.Deparsed, Unlogged: rel.Unlogged, Unpopulated: rel.Unpopulated,
 		Funcs: pinFuncs(rel.Funcs), FuncDeps: rel.FuncDeps}
-	for k, p := range rel.ACL {
-		if e.ACL == nil {
-			e.ACL = map[uint32]int{}
-		}
-		e.ACL[k] = int(p)
-	}
+	e.RelACL = encodeRelACL(rel.ACL)
 	for _, col := range rel.Cols {
 		ce := columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
 			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden, Identity: col.Identity, Seq: col.Seq,
@@ -827,12 +827,7 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 		if col.Missing != nil {
 			ce.Missing = types.AppendRow(nil, types.Row{*col.Missing}, []types.T{col.T})
 		}
-		for k, p := range col.SeqACL {
-			if ce.SeqACL == nil {
-				ce.SeqACL = map[uint32]int{}
-			}
-			ce.SeqACL[k] = int(p)
-		}
+		ce.SeqRelACL = encodeRelACL(col.SeqACL)
 		e.Cols = append(e.Cols, ce)
 	}
 	for _, c := range rel.Checks {
@@ -887,17 +882,20 @@ func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, e
 		}
 		rel.Funcs = append(rel.Funcs, f)
 	}
-	for k, p := range e.ACL {
-		if rel.ACL == nil {
-			rel.ACL = ACL{}
-		}
-		rel.ACL[k] = Privilege(p)
-	}
 	kind, ok := kindByName(e.Kind)
 	if !ok {
 		return nil, corrupt("relation %q has unknown kind %q", e.Name, e.Kind)
 	}
 	rel.Kind = kind
+	if e.RelACL != nil {
+		rel.ACL = decodeRelACL(e.RelACL)
+	} else {
+		all := PrivTableAll
+		if kind == KindSequence {
+			all = PrivSequenceAll
+		}
+		rel.ACL = relACLFromMap(e.ACL, rel.Owner, all)
+	}
 	for _, ce := range e.Cols {
 		t, ok := typeOf(ce.TypeOID)
 		if !ok {
@@ -914,11 +912,10 @@ func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, e
 			}
 			col.Missing = &r[0]
 		}
-		for k, p := range ce.SeqACL {
-			if col.SeqACL == nil {
-				col.SeqACL = ACL{}
-			}
-			col.SeqACL[k] = Privilege(p)
+		if ce.SeqRelACL != nil {
+			col.SeqACL = decodeRelACL(ce.SeqRelACL)
+		} else {
+			col.SeqACL = relACLFromMap(ce.SeqACL, rel.Owner, PrivSequenceAll)
 		}
 		rel.Cols = append(rel.Cols, col)
 	}

@@ -237,10 +237,10 @@ type Column struct {
 	// (ALTER COLUMN ... ADD GENERATED ... AS IDENTITY (START WITH n));
 	// 0 otherwise. SeqFirst reads it.
 	SeqStart int64
-	// SeqACL holds the privileges granted on the sequence Seq (GRANT ...
-	// ON SEQUENCE); the sequence belongs to the table's owner, as
-	// PostgreSQL's owned sequence does, who holds every privilege on it.
-	SeqACL ACL
+	// SeqACL is the ACL of the sequence Seq (GRANT ... ON SEQUENCE); the
+	// sequence belongs to the table's owner, as PostgreSQL's owned
+	// sequence does.
+	SeqACL RelACL
 	// Added marks a column that ALTER TABLE ... ADD COLUMN added: rows
 	// written before it lack it and are read with Missing in its place.
 	Added bool
@@ -335,11 +335,12 @@ type Relation struct {
 	// them with it.
 	StateTables []uint32
 	// Owner is the OID of the role that owns the relation (its creator);
-	// the owner holds every privilege on it. Zero means the bootstrap
-	// superuser.
+	// the owner holds every privilege on it until it revokes some of its
+	// own (ACL). Zero means the bootstrap superuser.
 	Owner uint32
-	// ACL holds the privileges granted on the relation to other roles.
-	ACL ACL
+	// ACL is the relation's ACL, its owner's privileges and those
+	// granted to other roles.
+	ACL RelACL
 	// StateLayout describes, per entry of StateTables, the layout its
 	// operator reads and writes (operator, columns and key), as planned
 	// when the relation was created. A later plan of the relation must

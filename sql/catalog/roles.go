@@ -111,6 +111,124 @@ func (a ACL) Grantees() []uint32 {
 	return ks
 }
 
+// ACLItem is one aclitem of a RelACL: the privileges the object's owner
+// granted to Grantee (PublicGrantee for PUBLIC).
+type ACLItem struct {
+	Grantee uint32
+	Privs   Privilege
+}
+
+// RelACL is the ACL of a relation or a sequence as PostgreSQL keeps it
+// (pg_class.relacl). It is nil until the first GRANT or REVOKE on the
+// object: the owner then holds every privilege and no one else any
+// (relacl NULL, PostgreSQL's acldefault). The first GRANT or REVOKE
+// makes it explicit, starting from the owner's item with every
+// privilege; a GRANT adds privileges to the grantee's item or appends
+// one, a REVOKE takes them away and drops an item left with none, the
+// owner's too. So the items are in PostgreSQL's order, and an owner who
+// revoked its own privileges no longer holds them, as in PostgreSQL. An
+// explicit ACL is never nil, even when no item is left (relacl '{}').
+type RelACL []ACLItem
+
+// Explicit reports whether a GRANT or REVOKE has set the ACL.
+func (a RelACL) Explicit() bool { return a != nil }
+
+// Has reports whether g has an item of its own.
+func (a RelACL) Has(g uint32) bool {
+	return slices.ContainsFunc(a, func(it ACLItem) bool { return it.Grantee == g })
+}
+
+// Privileges returns the privileges held through the ACL by PUBLIC and
+// the roles: all for the owner while the ACL is not explicit.
+func (a RelACL) Privileges(owner uint32, all Privilege, roles []uint32) Privilege {
+	if a == nil {
+		if slices.Contains(roles, owner) {
+			return all
+		}
+		return 0
+	}
+	var have Privilege
+	for _, it := range a {
+		if it.Grantee == PublicGrantee || slices.Contains(roles, it.Grantee) {
+			have |= it.Privs
+		}
+	}
+	return have
+}
+
+// Update returns the ACL after a GRANT (revoke false) or a REVOKE of p
+// to or from the grantees, by the owner, whose every privilege is all;
+// a is not changed.
+func (a RelACL) Update(owner uint32, all Privilege, grantees []uint32, p Privilege, revoke bool) RelACL {
+	out := make(RelACL, 0, len(a)+len(grantees)+1)
+	if a == nil {
+		out = append(out, ACLItem{Grantee: owner, Privs: all})
+	} else {
+		out = append(out, a...)
+	}
+	for _, g := range grantees {
+		i := slices.IndexFunc(out, func(it ACLItem) bool { return it.Grantee == g })
+		if i < 0 {
+			if revoke {
+				continue
+			}
+			out = append(out, ACLItem{Grantee: g})
+			i = len(out) - 1
+		}
+		if revoke {
+			out[i].Privs &^= p
+		} else {
+			out[i].Privs |= p
+		}
+		if out[i].Privs == 0 {
+			out = slices.Delete(out, i, i+1)
+		}
+	}
+	return out
+}
+
+// relACLFromMap reads an ACL stored as a map of grantee to privileges
+// (catalogs written before RelACL): explicit, the owner first with every
+// privilege, then the others in OID order.
+func relACLFromMap(m map[uint32]int, owner uint32, all Privilege) RelACL {
+	if len(m) == 0 {
+		return nil
+	}
+	out := RelACL{{Grantee: owner, Privs: all}}
+	for _, g := range slices.Sorted(maps.Keys(m)) {
+		if g != owner && m[g] != 0 {
+			out = append(out, ACLItem{Grantee: g, Privs: Privilege(m[g])})
+		}
+	}
+	return out
+}
+
+// aclEntry is a RelACL as stored: [grantee, privileges] pairs, a nil
+// pointer for an ACL that is not explicit.
+type aclEntry = *[][2]uint32
+
+func encodeRelACL(a RelACL) aclEntry {
+	if a == nil {
+		return nil
+	}
+	out := make([][2]uint32, 0, len(a))
+	for _, it := range a {
+		out = append(out, [2]uint32{it.Grantee, uint32(it.Privs)})
+	}
+	return &out
+}
+
+func decodeRelACL(e aclEntry) RelACL {
+	if e == nil {
+		return nil
+	}
+	out := make(RelACL, 0, len(*e))
+	for _, it := range *e {
+		out = append(out, ACLItem{Grantee: it[0], Privs: Privilege(it[1])})
+	}
+	return out
+}
+
 // roleIDCounter is the storage id counter role OIDs come from.
 const roleIDCounter = "role"
 
@@ -236,14 +354,14 @@ func (c *Catalog) DropRole(oid uint32) error {
 		if rel.Owner == oid {
 			add(rel.OID, 1, "owner of "+rel.Kind.noun()+" "+rel.Name)
 		}
-		if _, granted := rel.ACL[oid]; granted && rel.Owner != oid {
+		if rel.ACL.Has(oid) && rel.Owner != oid {
 			// As in PostgreSQL, privileges granted to the role keep it:
-			// they are revoked first, so none vanishes unseen. (A
-			// sequence's ACL also holds its owner's own entry.)
+			// they are revoked first, so none vanishes unseen. (An
+			// explicit ACL also holds its owner's own item.)
 			add(rel.OID, 1, "privileges for "+rel.Kind.noun()+" "+rel.Name)
 		}
 		for _, col := range rel.Cols {
-			if _, granted := col.SeqACL[oid]; granted && col.Seq != "" && rel.Owner != oid {
+			if col.SeqACL.Has(oid) && col.Seq != "" && rel.Owner != oid {
 				add(rel.OID, 0, "privileges for sequence "+col.Seq)
 			}
 		}

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,10 +16,26 @@ func describeRoles(c *Catalog) string {
 		s += fmt.Sprintf("%d %s super=%v login=%v pw=%q until=%v\n", r.OID, r.Name, r.Superuser, r.Login, r.Password, r.ValidUntil)
 	}
 	for _, r := range c.All() {
-		s += fmt.Sprintf("%s owner=%d acl=%v\n", r.Name, r.Owner, r.ACL)
+		s += fmt.Sprintf("%s owner=%d acl=%s\n", r.Name, r.Owner, aclString(r.ACL))
 	}
 	s += fmt.Sprintf("public acl=%v\n", c.SchemaACL("public"))
 	return s
+}
+
+// aclString renders a RelACL for comparison: NULL or {grantee=letters,...}.
+func aclString(a RelACL) string {
+	if a == nil {
+		return "NULL"
+	}
+	var items []string
+	for _, it := range a {
+		g := ""
+		if it.Grantee != PublicGrantee {
+			g = fmt.Sprint(it.Grantee)
+		}
+		items = append(items, g+"="+it.Privs.Letters())
+	}
+	return "{" + strings.Join(items, ",") + "}"
 }
 
 // Roles, ownership and grants are stored in the catalog and survive a
@@ -39,7 +56,7 @@ func TestRolesPersist(t *testing.T) {
 	wantCode(t, c.CreateRole(&Role{Name: "alice"}), "42710", `role "alice" already exists`)
 	rel := table("t")
 	rel.Owner = alice.OID
-	rel.ACL = ACL{PublicGrantee: PrivSelect}
+	rel.ACL = RelACL{{Grantee: alice.OID, Privs: PrivTableAll}, {Grantee: PublicGrantee, Privs: PrivSelect}}
 	if err := c.Create(rel); err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +92,10 @@ func TestRolesPersist(t *testing.T) {
 	}
 	want := fmt.Sprintf(`%d alice super=false login=true pw="" until=2030-01-02 03:04:05 +0000 UTC
 10 root super=true login=true pw="SCRAM-SHA-256$4096:a$b:c" until=0001-01-01 00:00:00 +0000 UTC
-t owner=%d acl=map[0:1]
-u owner=10 acl=map[]
+t owner=%d acl={%d=arwdDxt,=r}
+u owner=10 acl=NULL
 public acl=map[]
-`, alice.OID, alice.OID)
+`, alice.OID, alice.OID, alice.OID)
 	if got := describeRoles(c); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
