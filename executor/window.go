@@ -651,7 +651,7 @@ func (c *winCall) value() (types.Datum, error) {
 				}
 			}
 		}
-		return acc.Result(), nil
+		return functions.AccumulatorResult(acc)
 	}
 	// Frames whose start never moves extend one accumulator; others are
 	// recomputed per row (exact for every type, including floats, where
@@ -672,7 +672,7 @@ func (c *winCall) value() (types.Datum, error) {
 			return types.NullDatum, err
 		}
 	}
-	return c.acc.Result(), nil
+	return functions.AccumulatorResult(c.acc)
 }
 
 // Len, Row, Args, PeerStart, PeerEnd, Group and Frame make a winCall the
