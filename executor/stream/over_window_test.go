@@ -91,11 +91,10 @@ func overNode(eowc, partitioned bool, orderCol int, calls ...planner.WindowCall)
 	return n
 }
 
+// overTs returns the types of n's input rows: overInTs or eowcInTs, or
+// what a test changed them to.
 func overTs(n *planner.StreamOverWindow) []types.T {
-	if n.EOWC {
-		return eowcInTs
-	}
-	return overInTs
+	return n.Input.Base().Out.Types()
 }
 
 func runOver(t *testing.T, e *opEnv, n *planner.StreamOverWindow, script string) []string {
@@ -500,6 +499,64 @@ barrier
 wm 2 10
 barrier
 `)
+}
+
+// TestEOWCOverWindowFloatOverflow: a float sum or average over a frame
+// starting UNBOUNDED PRECEDING whose step overflows (PostgreSQL's
+// float8pl and float8_accum fail with 22003 there) reads NULL, with the
+// error recorded, for that row and every later one of its partition,
+// whose frames hold the failing step too, also after a recovery; the
+// job goes on. A sum already infinite from an infinite input stays
+// Infinity without error, as in PostgreSQL.
+func TestEOWCOverWindowFloatOverflow(t *testing.T) {
+	v := colRef(3, types.TFloat8)
+	n := overNode(true, true, 2, overCall("sum", types.TFloat8, nil, v),
+		overCall("avg", types.TFloat8, rowsFrame(bound("unbounded_preceding", 0), bound("current_row", 0)), v))
+	in := n.Input.(*planner.StreamValues)
+	in.Out = append(types.Schema(nil), in.Out...)
+	in.Out[3].T, n.Out[3].T = types.TFloat8, types.TFloat8
+	part1, part2 := `
+barrier
++ 1 1 1 1e308
++ 2 1 2 1e308
++ 3 1 3 -1e308
++ 4 2 1 Infinity
++ 5 2 2 1e308
++ 6 2 3 1e308
++ 7 3 1 1
++ 8 3 2 2
+wm 2 3
+barrier
+`, `
+barrier
+wm 2 10
+barrier
+`
+	checkRecovery(t, n, part1, part2)
+	e := newOpEnv(t)
+	got := runOver(t, e, n, part1+part2)
+	checkEpochs(t, got, ``, `
++ 1 1 1 1e+308 1e+308 1e+308
++ 2 1 2 1e+308 . .
++ 4 2 1 Infinity Infinity Infinity
++ 5 2 2 1e+308 Infinity Infinity
++ 7 3 1 1 1 1
++ 8 3 2 2 3 1.5
+wm 2 3
+`, ``, `
++ 3 1 3 -1e+308 . .
++ 6 2 3 1e+308 Infinity Infinity
+wm 2 10
+`)
+	errs := e.actx.Errors.(*opErrors).errs
+	if len(errs) != 2 {
+		t.Fatalf("recorded %v, want the sum's and the average's overflow", errs)
+	}
+	for _, err := range errs {
+		if pgerr.CodeOf(err) != pgerr.NumericValueOutOfRange {
+			t.Errorf("recorded %v, want 22003", err)
+		}
+	}
 }
 
 // TestEOWCOverWindowRecoveryParallel runs two actors of one EOWC over
