@@ -69,7 +69,8 @@ import (
 // from the counters and running states (row_number, rank, dense_rank,
 // frames from UNBOUNDED PRECEDING) or with the batch Window's code over
 // the rows in the buffer (LAG, LEAD, frames starting n PRECEDING or
-// later). Rows no longer needed leave the buffer. Then the dirty state
+// later; an aggregate failing over a row's frame gives that row NULL,
+// recorded, as OverWindow's). Rows no longer needed leave the buffer. Then the dirty state
 // goes into the epoch's write set, the watermark is emitted on the
 // ORDER BY column when no call looks ahead by a number of rows (every
 // row below it has been emitted; with RANGE frames ending n FOLLOWING it
@@ -666,7 +667,7 @@ func (o *EOWCOverWindow) process(pk types.Row) (next int64, more bool, err error
 	if upTo <= st.emitted {
 		return next, more, nil
 	}
-	bufVals, err := o.bufferValues(rows)
+	bufVals, err := o.bufferValues(rows, int(st.emitted-base), int(upTo-base))
 	if err != nil {
 		return 0, false, err
 	}
@@ -845,8 +846,9 @@ func (o *EOWCOverWindow) sameOrder(a, b types.Row) bool {
 // bufferValues computes the eowcBuffer calls over rows (the emitted rows
 // kept, then the final ones) with the batch Window's code. The buffer
 // holds every row they reach (hist back, ahead forward), so the values of
-// the rows to emit are those over the whole partition.
-func (o *EOWCOverWindow) bufferValues(rows []types.Row) ([][]types.Datum, error) {
+// the rows to emit, [from, to) in rows, are those over the whole
+// partition; their errors are recorded (overValues).
+func (o *EOWCOverWindow) bufferValues(rows []types.Row, from, to int) ([][]types.Datum, error) {
 	var idx []int
 	var calls []planner.WindowCall
 	var args []overArgs
@@ -862,7 +864,7 @@ func (o *EOWCOverWindow) bufferValues(rows []types.Row) ([][]types.Datum, error)
 		return out, nil
 	}
 	n := &planner.StreamOverWindow{Calls: calls}
-	vals, err := overValues(n, args, o.ordCols, rows, o.ec, o.actx)
+	vals, err := overValues(n, args, o.ordCols, rows, o.ec, o.actx, from, to)
 	if err != nil {
 		return nil, err
 	}

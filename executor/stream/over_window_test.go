@@ -256,6 +256,56 @@ U+ 3 0 20 40 4 .
 `)
 }
 
+// floatOver makes n's input column v (the last) a float8.
+func floatOver(n *planner.StreamOverWindow) {
+	in := n.Input.(*planner.StreamValues)
+	in.Out = append(types.Schema(nil), in.Out...)
+	last := len(in.Out) - 1
+	in.Out[last].T, n.Out[last].T = types.TFloat8, types.TFloat8
+}
+
+func TestOverWindowFloatOverflow(t *testing.T) {
+	// sum(v) over the default frame and ROWS BETWEEN 1 PRECEDING AND
+	// CURRENT ROW, OVER (PARTITION BY g ORDER BY id): a row whose frame's
+	// float sum overflows (PostgreSQL's float8pl fails there with 22003)
+	// reads NULL, recorded; the other rows keep their values, and a
+	// delete brings the sum back.
+	v := colRef(2, types.TFloat8)
+	n := overNode(false, true, 0, overCall("sum", types.TFloat8, nil, v),
+		overCall("sum", types.TFloat8, rowsFrame(bound("preceding", 1), bound("current_row", 0)), v))
+	floatOver(n)
+	e := newOpEnv(t)
+	got := runOver(t, e, n, `
+barrier
++ 1 1 1e308
++ 2 1 1e308
++ 3 1 -1e308
++ 4 2 5
+barrier
+- 2 1 1e308
+barrier
+`)
+	checkEpochs(t, got, ``, `
++ 1 1 1e+308 1e+308 1e+308
++ 2 1 1e+308 . .
++ 3 1 -1e+308 . 0
++ 4 2 5 5 5
+`, `
+- 2 1 1e+308 . .
+U- 3 1 -1e+308 . 0
+U+ 3 1 -1e+308 0 0
+`)
+	errs := e.actx.Errors.(*opErrors).errs
+	if len(errs) != 3 {
+		t.Fatalf("recorded %v, want the two sums' overflows at row 2 and the running sum's at row 3", errs)
+	}
+	for _, err := range errs {
+		if pgerr.CodeOf(err) != pgerr.NumericValueOutOfRange {
+			t.Errorf("recorded %v, want 22003", err)
+		}
+	}
+}
+
 func TestOverWindowWatermarkAndErrors(t *testing.T) {
 	// A watermark on the partition key is forwarded at the barrier, one on
 	// another column dropped. ntile(0) fails for the partition: recorded,
@@ -506,15 +556,16 @@ barrier
 // float8pl and float8_accum fail with 22003 there) reads NULL, with the
 // error recorded, for that row and every later one of its partition,
 // whose frames hold the failing step too, also after a recovery; the
-// job goes on. A sum already infinite from an infinite input stays
-// Infinity without error, as in PostgreSQL.
+// job goes on. A sum over ROWS BETWEEN 1 PRECEDING AND CURRENT ROW
+// reads NULL only where its frame overflows, each error recorded once
+// though the row stays in the buffer. A sum already infinite from an
+// infinite input stays Infinity without error, as in PostgreSQL.
 func TestEOWCOverWindowFloatOverflow(t *testing.T) {
 	v := colRef(3, types.TFloat8)
 	n := overNode(true, true, 2, overCall("sum", types.TFloat8, nil, v),
-		overCall("avg", types.TFloat8, rowsFrame(bound("unbounded_preceding", 0), bound("current_row", 0)), v))
-	in := n.Input.(*planner.StreamValues)
-	in.Out = append(types.Schema(nil), in.Out...)
-	in.Out[3].T, n.Out[3].T = types.TFloat8, types.TFloat8
+		overCall("avg", types.TFloat8, rowsFrame(bound("unbounded_preceding", 0), bound("current_row", 0)), v),
+		overCall("sum", types.TFloat8, rowsFrame(bound("preceding", 1), bound("current_row", 0)), v))
+	floatOver(n)
 	part1, part2 := `
 barrier
 + 1 1 1 1e308
@@ -536,21 +587,21 @@ barrier
 	e := newOpEnv(t)
 	got := runOver(t, e, n, part1+part2)
 	checkEpochs(t, got, ``, `
-+ 1 1 1 1e+308 1e+308 1e+308
-+ 2 1 2 1e+308 . .
-+ 4 2 1 Infinity Infinity Infinity
-+ 5 2 2 1e+308 Infinity Infinity
-+ 7 3 1 1 1 1
-+ 8 3 2 2 3 1.5
++ 1 1 1 1e+308 1e+308 1e+308 1e+308
++ 2 1 2 1e+308 . . .
++ 4 2 1 Infinity Infinity Infinity Infinity
++ 5 2 2 1e+308 Infinity Infinity Infinity
++ 7 3 1 1 1 1 1
++ 8 3 2 2 3 1.5 3
 wm 2 3
 `, ``, `
-+ 3 1 3 -1e+308 . .
-+ 6 2 3 1e+308 Infinity Infinity
++ 3 1 3 -1e+308 . . 0
++ 6 2 3 1e+308 Infinity Infinity .
 wm 2 10
 `)
 	errs := e.actx.Errors.(*opErrors).errs
-	if len(errs) != 2 {
-		t.Fatalf("recorded %v, want the sum's and the average's overflow", errs)
+	if len(errs) != 4 {
+		t.Fatalf("recorded %v, want the running sum's and average's overflow at ts 2 of g 1, and the ROWS sum's there and at ts 3 of g 2", errs)
 	}
 	for _, err := range errs {
 		if pgerr.CodeOf(err) != pgerr.NumericValueOutOfRange {
