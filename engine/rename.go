@@ -193,6 +193,40 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		fallbacks = append(fallbacks, fb)
 		shapes = append(shapes, shape)
 	}
+	if rel.Kind == catalog.KindSequence {
+		// The views calling nextval, currval or setval on it name it in
+		// a literal, which follows the new name; they must bind as
+		// before. One that also reads the sequence as a relation is
+		// among the dependents already.
+		for _, d := range e.cat.All() {
+			if d.Kind != catalog.KindView && d.Kind != catalog.KindMView {
+				continue
+			}
+			text, ok := e.renamedSequenceLiterals(d, d.SQL, rel, st.NewName)
+			if !ok {
+				continue
+			}
+			nd := d.Clone()
+			nd.SQL = text
+			// The literal is bound as text: the text with the new
+			// literals bound now is the plan the rename must leave
+			// the view with.
+			shape, ok := e.definitionShape(nd)
+			if !ok {
+				shape = unboundShape
+			}
+			if i := slices.IndexFunc(originals, func(o *catalog.Relation) bool { return o.ID == d.ID }); i > 0 {
+				changes[i].SQL, _ = e.renamedSequenceLiterals(d, changes[i].SQL, rel, st.NewName)
+				for _, fb := range fallbacks[i-1] {
+					fb.SQL, _ = e.renamedSequenceLiterals(d, fb.SQL, rel, st.NewName)
+				}
+				shapes[i-1] = shape
+				continue
+			}
+			changes, originals = append(changes, nd), append(originals, d)
+			fallbacks, shapes = append(fallbacks, nil), append(shapes, shape)
+		}
+	}
 	// The tables whose foreign keys reference a renamed table keep the
 	// key by id; their CREATE statements (SHOW CREATE TABLE) name it
 	// after REFERENCES, which follows the new name.

@@ -954,3 +954,50 @@ func renameLastPart(name, newName string) string {
 	}
 	return name[:dot+1] + sql.QuoteIdent(newName)
 }
+
+// seqCallArg finds the sequence names of nextval, currval and setval
+// calls whose first argument is a literal ('s' or 's'::regclass) in a
+// view's text.
+var seqCallArg = regexp.MustCompile(`(?i)(?:\b|")(?:nextval|currval|setval)"?\s*\(\s*'((?:[^']|'')*)'`)
+
+// renamedSequenceLiterals returns text, the definition of view or
+// materialized view d, with each literal of a nextval, currval or setval
+// call that names seq (a sequence made by CREATE SEQUENCE) as d's own
+// search path finds it rewritten to newName (a schema the text named is
+// kept), and whether there was one. PostgreSQL's views hold such a
+// regclass constant as the sequence's oid and print its current name;
+// weir's hold the text, so a rename rewrites it.
+func (e *Engine) renamedSequenceLiterals(d *catalog.Relation, text string, seq *catalog.Relation, newName string) (string, bool) {
+	ms := seqCallArg.FindAllStringSubmatchIndex(text, -1)
+	if len(ms) == 0 {
+		return text, false
+	}
+	s := e.definitionSession(d, nil)
+	if d.Temp {
+		s.tempSchema = d.Schema
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		name := strings.ReplaceAll(text[m[2]:m[3]], "''", "'")
+		if r, col, err := s.findSequence(name); err != nil || col >= 0 || r.ID != seq.ID {
+			continue
+		}
+		b.WriteString(text[last:m[2]])
+		renamed := renameLastPart(name, newName)
+		if renamed == sql.QuoteIdent(newName) && seq.Schema != catalog.PublicSchema && !seq.Temp {
+			// The name is read again where the view is queried, under
+			// that session's search path: one of another schema is
+			// written qualified, as PostgreSQL prints a regclass its
+			// path does not find.
+			renamed = sql.QuoteIdent(seq.Schema) + "." + renamed
+		}
+		b.WriteString(strings.ReplaceAll(renamed, "'", "''"))
+		last = m[3]
+	}
+	if last == 0 {
+		return text, false
+	}
+	b.WriteString(text[last:])
+	return b.String(), true
+}

@@ -413,25 +413,50 @@ func (st *windowStage) Close() {
 // nth_value arguments below one, 42883 for a function it cannot compute,
 // 22003 for an aggregate overflowing.
 func WindowPartition(call planner.WindowCall, ord, args []types.Row, ec *ExecCtx) ([]types.Datum, error) {
+	out, _, err := windowPartition(call, ord, args, ec, false)
+	return out, err
+}
+
+// WindowPartitionRows is WindowPartition going on past an aggregate
+// whose step or result fails over a row's frame (22003 for a float sum
+// overflowing): that row's value is NULL and errs[i] holds its error
+// (errs is nil when no row failed). Each row's value is thus the one
+// PostgreSQL gives for its frame, or NULL where PostgreSQL's computation
+// of that frame fails; other errors fail the whole partition, as in
+// WindowPartition.
+func WindowPartitionRows(call planner.WindowCall, ord, args []types.Row, ec *ExecCtx) (vals []types.Datum, errs []error, err error) {
+	return windowPartition(call, ord, args, ec, true)
+}
+
+func windowPartition(call planner.WindowCall, ord, args []types.Row, ec *ExecCtx, rowErrs bool) ([]types.Datum, []error, error) {
 	s := newWinSpool(ec, false, 0, 0, nil, nil)
 	for i := range ord {
 		r := make(types.Row, 0, len(ord[i])+len(args[i]))
 		if err := s.add(append(append(r, ord[i]...), args[i]...)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	p, err := newWinPart(s, []planner.WindowCall{call}, ec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	c := p.calls[0]
+	c.rowErrs = rowErrs
 	out := make([]types.Datum, len(ord))
+	var errs []error
 	for i := range out {
 		if err := p.advance(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out[i] = p.vals[0]
+		if c.rowErr != nil {
+			if errs == nil {
+				errs = make([]error, len(ord))
+			}
+			errs[i], c.rowErr = c.rowErr, nil
+		}
 	}
-	return out, nil
+	return out, errs, nil
 }
 
 // winPart computes a stage's calls over one spooled partition, one row
@@ -548,6 +573,10 @@ type winCall struct {
 	acc          functions.Accumulator
 	accLo, accHi int
 	rd           *winCursor
+	// rowErrs: an aggregate failing over the current row's frame gives
+	// it NULL, its error kept in rowErr (WindowPartitionRows).
+	rowErrs bool
+	rowErr  error
 }
 
 func newWinCall(p *winPart, call planner.WindowCall, argAt int, ec *ExecCtx) (*winCall, error) {
@@ -647,11 +676,11 @@ func (c *winCall) value() (types.Datum, error) {
 					return types.NullDatum, err
 				}
 				if err := acc.Add(args); err != nil {
-					return types.NullDatum, err
+					return c.aggErr(err)
 				}
 			}
 		}
-		return acc.Result(), nil
+		return c.aggResult(acc)
 	}
 	// Frames whose start never moves extend one accumulator; others are
 	// recomputed per row (exact for every type, including floats, where
@@ -669,10 +698,32 @@ func (c *winCall) value() (types.Datum, error) {
 			return types.NullDatum, err
 		}
 		if err := c.acc.Add(args); err != nil {
-			return types.NullDatum, err
+			// The row stays out of the accumulator: the next frame
+			// holding it fails at it again.
+			return c.aggErr(err)
 		}
 	}
-	return c.acc.Result(), nil
+	return c.aggResult(c.acc)
+}
+
+// aggResult returns acc's result, or its error as aggErr does.
+func (c *winCall) aggResult(acc functions.Accumulator) (types.Datum, error) {
+	d, err := functions.AccumulatorResult(acc)
+	if err != nil {
+		return c.aggErr(err)
+	}
+	return d, nil
+}
+
+// aggErr returns err, an aggregate's step or result failing over the
+// current row's frame; with rowErrs an SQL error is kept as the row's
+// instead and its value is NULL.
+func (c *winCall) aggErr(err error) (types.Datum, error) {
+	if c.rowErrs && pgerr.CodeOf(err) != pgerr.InternalError {
+		c.rowErr = err
+		return types.NullDatum, nil
+	}
+	return types.NullDatum, err
 }
 
 // Len, Row, Args, PeerStart, PeerEnd, Group and Frame make a winCall the

@@ -72,10 +72,12 @@ type AggSpec struct {
 	// current extreme instead of the whole multiset.
 	Retractable bool
 	// WideSums asks for sums that check only their result against the
-	// result type's range, not every step (sum and avg of interval),
-	// as a streaming aggregation needs: a retraction may bring a running
-	// sum that was out of range back into it. Batch aggregation leaves it
-	// off and fails at the step, as PostgreSQL does.
+	// result type's range, not every step (sum and avg of interval; sum,
+	// avg and the variances of floats, which also count NaN and infinite
+	// inputs apart), as a streaming aggregation needs: a retraction may
+	// bring a running sum that was out of range back into it. Batch
+	// aggregation and window frames leave it off and fail at the step,
+	// as PostgreSQL does.
 	WideSums bool
 }
 
@@ -108,14 +110,14 @@ func aggregateOverloads() []*Overload {
 	os = append(os, aggOv("sum", tI8, sumInt, tI2), aggOv("sum", tI8, sumInt, tI4),
 		aggOv("sum", tNum, accOf(func() Accumulator { return &sumInt128Acc{} }), tI8),
 		aggOv("sum", tNum, accOf(func() Accumulator { return &sumDecAcc{} }), tNum),
-		aggOv("sum", tF4, accOf(func() Accumulator { return &sumFloatAcc{floatSum{f32: true}} }), tF4),
-		aggOv("sum", tF8, accOf(func() Accumulator { return &sumFloatAcc{} }), tF8),
+		aggOv("sum", tF4, newFloatStep(floatStepSum, varKind{}, true, func() Accumulator { return &sumFloatAcc{floatSum{f32: true}} }), tF4),
+		aggOv("sum", tF8, newFloatStep(floatStepSum, varKind{}, false, func() Accumulator { return &sumFloatAcc{} }), tF8),
 		aggOv("sum", tIv, func(s AggSpec) func() Accumulator {
 			return func() Accumulator { return &sumIntervalAcc{wide: s.WideSums} }
 		}, tIv))
 	// avg: integers and numeric → numeric, floats → float8.
 	avgInt := accOf(func() Accumulator { return &avgAcc{} })
-	avgFloat := accOf(func() Accumulator { return &avgFloatAcc{} })
+	avgFloat := newFloatStep(floatStepAvg, varKind{}, false, func() Accumulator { return &avgFloatAcc{} })
 	os = append(os, aggOv("avg", tNum, avgInt, tI2), aggOv("avg", tNum, avgInt, tI4), aggOv("avg", tNum, avgInt, tI8),
 		aggOv("avg", tNum, accOf(func() Accumulator { return &avgAcc{numeric: true} }), tNum),
 		aggOv("avg", tF8, avgFloat, tF4), aggOv("avg", tF8, avgFloat, tF8),
@@ -176,7 +178,7 @@ func aggregateOverloads() []*Overload {
 			variance: strings.HasPrefix(name, "var"),
 		}
 		dec := accOf(func() Accumulator { return &varDecAcc{kind: v} })
-		flt := accOf(func() Accumulator { return &varFloatAcc{kind: v} })
+		flt := newFloatStep(floatStepVar, v, false, func() Accumulator { return &varFloatAcc{kind: v} })
 		os = append(os, aggOv(name, tNum, dec, tI2), aggOv(name, tNum, dec, tI4), aggOv(name, tNum, dec, tI8),
 			aggOv(name, tNum, dec, tNum), aggOv(name, tF8, flt, tF4), aggOv(name, tF8, flt, tF8))
 	}

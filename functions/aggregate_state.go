@@ -46,6 +46,8 @@ func AccumulatorStateTypes(a Accumulator) ([]types.T, bool) {
 		return []types.T{num, i8}, true
 	case *sumFloatAcc, *avgFloatAcc:
 		return []types.T{f8, i8}, true
+	case *floatStepAcc:
+		return a.stateTypes(), true
 	case *sumIntervalAcc, *avgIntervalAcc:
 		return []types.T{iv, i8}, true
 	case *avgAcc:
@@ -269,6 +271,8 @@ func AppendAccumulatorState(dst types.Row, a Accumulator) types.Row {
 		return append(dst, stateDec(&a.nf, &a.sum), types.DInt(a.n))
 	case *sumFloatAcc:
 		return append(dst, stateFloat(&a.nf, a.sum), types.DInt(a.n))
+	case *floatStepAcc:
+		return a.appendState(dst)
 	case *avgFloatAcc:
 		return append(dst, stateFloat(&a.nf, a.sum), types.DInt(a.n))
 	case *sumIntervalAcc:
@@ -337,6 +341,8 @@ func SetAccumulatorState(a Accumulator, src types.Row) error {
 	case *sumFloatAcc:
 		a.setSum(src[0].F)
 		a.n = src[1].I
+	case *floatStepAcc:
+		a.setState(src)
 	case *avgFloatAcc:
 		a.setSum(src[0].F)
 		a.n = src[1].I

@@ -45,7 +45,9 @@ func shape(b *strings.Builder, v reflect.Value) {
 		b.WriteString(v.Type().Name() + "{")
 		for i := 0; i < v.NumField(); i++ {
 			f := v.Type().Field(i)
-			if !f.IsExported() || f.Name == "Name" {
+			if !f.IsExported() || f.Name == "Name" || f.Name == "SeqName" {
+				// Names, and a scanned sequence's name beside the
+				// sequence (SystemScan.Seq), which says which it is.
 				continue
 			}
 			shape(b, v.Field(i))

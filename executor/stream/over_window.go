@@ -41,7 +41,7 @@ import (
 //
 // Barrier: each dirty partition's rows are read in order and every call
 // is computed over them with the batch Window's code
-// (executor.WindowPartition); each row's output is compared with what
+// (executor.WindowPartitionRows); each row's output is compared with what
 // was emitted for it: rows gone are emitted as -, rows whose output
 // changed as U-/U+, new rows as +, each kind for all partitions before
 // the next, so that a row moving between two partitions of this actor
@@ -50,7 +50,9 @@ import (
 // are emitted and the barrier is forwarded. An error computing a call
 // over a partition (ntile(0), a negative frame offset) is recorded as an
 // expression error (ActorContext.Errors) and gives the call NULL over
-// that partition; the job goes on.
+// that partition; an aggregate failing over a row's frame (a float sum
+// overflowing) gives that row NULL, as PostgreSQL fails computing that
+// frame; the job goes on.
 //
 // A dirty partition is read whole at the barrier, so an epoch costs time
 // in proportion to the sizes of the partitions it changed.
@@ -287,7 +289,7 @@ func (o *OverWindow) recompute(p *overPart, ch *overChanges) error {
 	if err != nil {
 		return err
 	}
-	vals, err := overValues(o.plan, o.args, o.ordCols, rows, o.ec, o.actx)
+	vals, err := overValues(o.plan, o.args, o.ordCols, rows, o.ec, o.actx, 0, len(rows))
 	if err != nil {
 		return err
 	}
@@ -478,9 +480,12 @@ func checkWindowCall(c planner.WindowCall) error {
 }
 
 // overValues computes every call over rows, one partition in window
-// order (rows start with the input's columns). A call whose computation
-// fails is recorded and gets NULL for every row.
-func overValues(n *planner.StreamOverWindow, args []overArgs, ordCols []int, rows []types.Row, ec *executor.ExecCtx, actx *ActorContext) ([][]types.Datum, error) {
+// order (rows start with the input's columns). An aggregate failing over
+// a row's frame (a float sum overflowing, 22003) gives that row NULL;
+// any other failure of a call gives it NULL for every row. Errors are
+// recorded, those of a row only when it is in [from, to) (the rows the
+// caller emits).
+func overValues(n *planner.StreamOverWindow, args []overArgs, ordCols []int, rows []types.Row, ec *executor.ExecCtx, actx *ActorContext, from, to int) ([][]types.Datum, error) {
 	ord := make([]types.Row, len(rows))
 	for i, r := range rows {
 		ord[i] = make(types.Row, len(ordCols))
@@ -494,7 +499,12 @@ func overValues(n *planner.StreamOverWindow, args []overArgs, ordCols []int, row
 		for i, r := range rows {
 			as[i] = args[ci].row(r)
 		}
-		v, err := executor.WindowPartition(c, ord, as, ec)
+		v, rowErrs, err := executor.WindowPartitionRows(c, ord, as, ec)
+		for i, err := range rowErrs {
+			if err != nil && i >= from && i < to {
+				recordError(actx, "OverWindow", err)
+			}
+		}
 		if err != nil {
 			if pgerr.CodeOf(err) == pgerr.InternalError {
 				return nil, err

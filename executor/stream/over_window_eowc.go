@@ -44,7 +44,11 @@ import (
 // emitted rows kept when RANGE frames make it vary, and for each
 // aggregate, first_value, last_value or nth_value over a frame starting
 // UNBOUNDED PRECEDING its running state and the number of rows folded
-// into it. Every value is thus computed from the buffer and these
+// into it, then for each such call whether its state failed: an
+// aggregate step or result that fails (a float sum overflowing, 22003)
+// is recorded as an expression error (ActorContext.Errors) and the call
+// reads NULL for that row and every later one of its partition, whose
+// frames hold the failing step too; the job goes on. Every value is thus computed from the buffer and these
 // counters, and the state is bounded by the partitions times (H +
 // lookahead) plus the rows within the RANGE frames' reach of the
 // watermark and the rows not yet final, whatever the number of rows a
@@ -65,7 +69,8 @@ import (
 // from the counters and running states (row_number, rank, dense_rank,
 // frames from UNBOUNDED PRECEDING) or with the batch Window's code over
 // the rows in the buffer (LAG, LEAD, frames starting n PRECEDING or
-// later). Rows no longer needed leave the buffer. Then the dirty state
+// later; an aggregate failing over a row's frame gives that row NULL,
+// recorded, as OverWindow's). Rows no longer needed leave the buffer. Then the dirty state
 // goes into the epoch's write set, the watermark is emitted on the
 // ORDER BY column when no call looks ahead by a number of rows (every
 // row below it has been emitted; with RANGE frames ending n FOLLOWING it
@@ -172,11 +177,14 @@ const (
 )
 
 // eowcRun is the running state of one eowcRunning call in one
-// partition: n rows folded in, into acc or (value functions) v.
+// partition: n rows folded in, into acc or (value functions) v; failed
+// once a step or the result of acc failed (runFailed), after which the
+// rows are counted in n and not folded into acc.
 type eowcRun struct {
-	n   int64
-	acc functions.Accumulator
-	v   types.Datum
+	n      int64
+	acc    functions.Accumulator
+	v      types.Datum
+	failed bool
 }
 
 var _ Operator = (*EOWCOverWindow)(nil)
@@ -217,6 +225,14 @@ func NewEOWCOverWindow(actx *ActorContext, input Operator, n *planner.StreamOver
 		if ec.kind == eowcRunning {
 			valTs = append(valTs, types.TInt8)
 			valTs = append(valTs, ec.stateTs...)
+		}
+	}
+	// After every running state, one boolean per running call: its
+	// state failed (eowcRun.failed). Rows written before these columns
+	// existed read them as NULL, not failed.
+	for _, ec := range o.calls {
+		if ec.kind == eowcRunning {
+			valTs = append(valTs, types.TBool)
 		}
 	}
 	o.wmOut = slices.Contains(n.Watermarks, o.tsCol)
@@ -651,7 +667,7 @@ func (o *EOWCOverWindow) process(pk types.Row) (next int64, more bool, err error
 	if upTo <= st.emitted {
 		return next, more, nil
 	}
-	bufVals, err := o.bufferValues(rows)
+	bufVals, err := o.bufferValues(rows, int(st.emitted-base), int(upTo-base))
 	if err != nil {
 		return 0, false, err
 	}
@@ -830,8 +846,9 @@ func (o *EOWCOverWindow) sameOrder(a, b types.Row) bool {
 // bufferValues computes the eowcBuffer calls over rows (the emitted rows
 // kept, then the final ones) with the batch Window's code. The buffer
 // holds every row they reach (hist back, ahead forward), so the values of
-// the rows to emit are those over the whole partition.
-func (o *EOWCOverWindow) bufferValues(rows []types.Row) ([][]types.Datum, error) {
+// the rows to emit, [from, to) in rows, are those over the whole
+// partition; their errors are recorded (overValues).
+func (o *EOWCOverWindow) bufferValues(rows []types.Row, from, to int) ([][]types.Datum, error) {
 	var idx []int
 	var calls []planner.WindowCall
 	var args []overArgs
@@ -847,7 +864,7 @@ func (o *EOWCOverWindow) bufferValues(rows []types.Row) ([][]types.Datum, error)
 		return out, nil
 	}
 	n := &planner.StreamOverWindow{Calls: calls}
-	vals, err := overValues(n, args, o.ordCols, rows, o.ec, o.actx)
+	vals, err := overValues(n, args, o.ordCols, rows, o.ec, o.actx, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -895,17 +912,44 @@ func (o *EOWCOverWindow) runTo(c *eowcCall, r *eowcRun, ci int, rows []types.Row
 			}
 			continue
 		}
+		if r.failed {
+			continue
+		}
 		if err := r.acc.Add(o.args[ci].row(row)); err != nil {
-			return types.NullDatum, err
+			if err = o.runFailed(r, err); err != nil {
+				return types.NullDatum, err
+			}
 		}
 	}
 	if c.mk != nil {
-		return r.acc.Result(), nil
+		if r.failed {
+			return types.NullDatum, nil
+		}
+		d, err := functions.AccumulatorResult(r.acc)
+		if err != nil {
+			return types.NullDatum, o.runFailed(r, err)
+		}
+		return d, nil
 	}
 	if r.n == 0 || c.call.Fn == "nth_value" && (c.nthNull || r.n < c.nth) {
 		return types.NullDatum, nil
 	}
 	return r.v, nil
+}
+
+// runFailed records err, an aggregate's step or result failing in a
+// running state (22003 for a float sum that overflows), and marks the
+// state failed: PostgreSQL's query fails there, and every later frame
+// of the partition holds the failing step too, so the call reads NULL
+// from this row on. An internal error is returned instead, and fails
+// the job.
+func (o *EOWCOverWindow) runFailed(r *eowcRun, err error) error {
+	if pgerr.CodeOf(err) == pgerr.InternalError {
+		return err
+	}
+	recordError(o.actx, "EOWCOverWindow", err)
+	r.failed = true
+	return nil
 }
 
 // loadPartition reads partition pk's counters and running states (zero
@@ -949,6 +993,15 @@ func (o *EOWCOverWindow) loadPartition(pk types.Row) (*eowcPart, error) {
 		at += 1 + len(c.stateTs)
 		st.runs[ci] = r
 	}
+	for ci, c := range o.calls {
+		if c.kind != eowcRunning {
+			continue
+		}
+		if ok && at < len(row) {
+			st.runs[ci].failed = !row[at].Null && row[at].I != 0
+		}
+		at++
+	}
 	return st, nil
 }
 
@@ -969,6 +1022,11 @@ func (o *EOWCOverWindow) storePartition(pk types.Row, st *eowcPart) {
 			row = functions.AppendAccumulatorState(row, r.acc)
 		} else {
 			row = append(row, detach(r.v))
+		}
+	}
+	for ci, c := range o.calls {
+		if c.kind == eowcRunning {
+			row = append(row, types.DBool(st.runs[ci].failed))
 		}
 	}
 	o.parts.Update(pk, row)

@@ -91,11 +91,10 @@ func overNode(eowc, partitioned bool, orderCol int, calls ...planner.WindowCall)
 	return n
 }
 
+// overTs returns the types of n's input rows: overInTs or eowcInTs, or
+// what a test changed them to.
 func overTs(n *planner.StreamOverWindow) []types.T {
-	if n.EOWC {
-		return eowcInTs
-	}
-	return overInTs
+	return n.Input.Base().Out.Types()
 }
 
 func runOver(t *testing.T, e *opEnv, n *planner.StreamOverWindow, script string) []string {
@@ -255,6 +254,56 @@ U+ 2 0 20 50 4 20
 U- 3 0 20 80 3 40
 U+ 3 0 20 40 4 .
 `)
+}
+
+// floatOver makes n's input column v (the last) a float8.
+func floatOver(n *planner.StreamOverWindow) {
+	in := n.Input.(*planner.StreamValues)
+	in.Out = append(types.Schema(nil), in.Out...)
+	last := len(in.Out) - 1
+	in.Out[last].T, n.Out[last].T = types.TFloat8, types.TFloat8
+}
+
+func TestOverWindowFloatOverflow(t *testing.T) {
+	// sum(v) over the default frame and ROWS BETWEEN 1 PRECEDING AND
+	// CURRENT ROW, OVER (PARTITION BY g ORDER BY id): a row whose frame's
+	// float sum overflows (PostgreSQL's float8pl fails there with 22003)
+	// reads NULL, recorded; the other rows keep their values, and a
+	// delete brings the sum back.
+	v := colRef(2, types.TFloat8)
+	n := overNode(false, true, 0, overCall("sum", types.TFloat8, nil, v),
+		overCall("sum", types.TFloat8, rowsFrame(bound("preceding", 1), bound("current_row", 0)), v))
+	floatOver(n)
+	e := newOpEnv(t)
+	got := runOver(t, e, n, `
+barrier
++ 1 1 1e308
++ 2 1 1e308
++ 3 1 -1e308
++ 4 2 5
+barrier
+- 2 1 1e308
+barrier
+`)
+	checkEpochs(t, got, ``, `
++ 1 1 1e+308 1e+308 1e+308
++ 2 1 1e+308 . .
++ 3 1 -1e+308 . 0
++ 4 2 5 5 5
+`, `
+- 2 1 1e+308 . .
+U- 3 1 -1e+308 . 0
+U+ 3 1 -1e+308 0 0
+`)
+	errs := e.actx.Errors.(*opErrors).errs
+	if len(errs) != 3 {
+		t.Fatalf("recorded %v, want the two sums' overflows at row 2 and the running sum's at row 3", errs)
+	}
+	for _, err := range errs {
+		if pgerr.CodeOf(err) != pgerr.NumericValueOutOfRange {
+			t.Errorf("recorded %v, want 22003", err)
+		}
+	}
 }
 
 func TestOverWindowWatermarkAndErrors(t *testing.T) {
@@ -500,6 +549,65 @@ barrier
 wm 2 10
 barrier
 `)
+}
+
+// TestEOWCOverWindowFloatOverflow: a float sum or average over a frame
+// starting UNBOUNDED PRECEDING whose step overflows (PostgreSQL's
+// float8pl and float8_accum fail with 22003 there) reads NULL, with the
+// error recorded, for that row and every later one of its partition,
+// whose frames hold the failing step too, also after a recovery; the
+// job goes on. A sum over ROWS BETWEEN 1 PRECEDING AND CURRENT ROW
+// reads NULL only where its frame overflows, each error recorded once
+// though the row stays in the buffer. A sum already infinite from an
+// infinite input stays Infinity without error, as in PostgreSQL.
+func TestEOWCOverWindowFloatOverflow(t *testing.T) {
+	v := colRef(3, types.TFloat8)
+	n := overNode(true, true, 2, overCall("sum", types.TFloat8, nil, v),
+		overCall("avg", types.TFloat8, rowsFrame(bound("unbounded_preceding", 0), bound("current_row", 0)), v),
+		overCall("sum", types.TFloat8, rowsFrame(bound("preceding", 1), bound("current_row", 0)), v))
+	floatOver(n)
+	part1, part2 := `
+barrier
++ 1 1 1 1e308
++ 2 1 2 1e308
++ 3 1 3 -1e308
++ 4 2 1 Infinity
++ 5 2 2 1e308
++ 6 2 3 1e308
++ 7 3 1 1
++ 8 3 2 2
+wm 2 3
+barrier
+`, `
+barrier
+wm 2 10
+barrier
+`
+	checkRecovery(t, n, part1, part2)
+	e := newOpEnv(t)
+	got := runOver(t, e, n, part1+part2)
+	checkEpochs(t, got, ``, `
++ 1 1 1 1e+308 1e+308 1e+308 1e+308
++ 2 1 2 1e+308 . . .
++ 4 2 1 Infinity Infinity Infinity Infinity
++ 5 2 2 1e+308 Infinity Infinity Infinity
++ 7 3 1 1 1 1 1
++ 8 3 2 2 3 1.5 3
+wm 2 3
+`, ``, `
++ 3 1 3 -1e+308 . . 0
++ 6 2 3 1e+308 Infinity Infinity .
+wm 2 10
+`)
+	errs := e.actx.Errors.(*opErrors).errs
+	if len(errs) != 4 {
+		t.Fatalf("recorded %v, want the running sum's and average's overflow at ts 2 of g 1, and the ROWS sum's there and at ts 3 of g 2", errs)
+	}
+	for _, err := range errs {
+		if pgerr.CodeOf(err) != pgerr.NumericValueOutOfRange {
+			t.Errorf("recorded %v, want 22003", err)
+		}
+	}
 }
 
 // TestEOWCOverWindowRecoveryParallel runs two actors of one EOWC over
