@@ -44,6 +44,9 @@ const minParseGateBytes = 64 << 20
 type parseGate struct {
 	sem      *semaphore.Weighted
 	capacity int64
+	// parseText parses a large statement (sql.ParseContext when nil);
+	// tests hold a parse in it.
+	parseText func(ctx context.Context, text string) (sql.Stmt, error)
 }
 
 // newParseGate admits large parses estimated to hold up to the memory
@@ -106,7 +109,11 @@ func (g *parseGate) parse(ctx context.Context, text string, loan *memlimit.Loan)
 		// ParseContext gives up once ctx ends, as soon as it is out of
 		// the TiDB parser, so an abandoned parse gives its share of the
 		// gate back early.
-		stmt, err := sql.ParseContext(ctx, text)
+		parse := g.parseText
+		if parse == nil {
+			parse = sql.ParseContext
+		}
+		stmt, err := parse(ctx, text)
 		done <- result{stmt, err}
 	}()
 	select {

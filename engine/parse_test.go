@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/sql"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -31,6 +32,15 @@ func TestParseGateHoldsAbandonedParses(t *testing.T) {
 	big := b.String()
 	g := &parseGate{capacity: int64(len(big)) * parseBytesPerTextByte}
 	g.sem = semaphore.NewWeighted(g.capacity)
+	// The first parse is held in the parser until the test lets it go,
+	// as a parse of many megabytes is held there for seconds: the gate
+	// must stay taken all that time, though its statement gave up.
+	started, release := make(chan struct{}), make(chan struct{})
+	g.parseText = func(ctx context.Context, text string) (sql.Stmt, error) {
+		close(started)
+		<-release
+		return sql.ParseContext(ctx, text)
+	}
 
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -38,11 +48,7 @@ func TestParseGateHoldsAbandonedParses(t *testing.T) {
 		_, err := g.parse(ctx1, big, nil)
 		errc <- err
 	}()
-	// Wait until the parse holds the gate.
-	for g.sem.TryAcquire(1) {
-		g.sem.Release(1)
-		time.Sleep(time.Millisecond)
-	}
+	<-started
 	cancel1()
 	if err := <-errc; err == nil {
 		t.Fatal("the cancelled parse returned no error")
@@ -50,6 +56,7 @@ func TestParseGateHoldsAbandonedParses(t *testing.T) {
 	if g.sem.TryAcquire(1) {
 		t.Fatal("the abandoned parse gave the gate back before it ended")
 	}
+	g.parseText = nil // the parses below run as they do in the server
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	go func() {
 		_, err := g.parse(ctx2, big, nil)
@@ -59,6 +66,7 @@ func TestParseGateHoldsAbandonedParses(t *testing.T) {
 	if err := <-errc; err == nil {
 		t.Fatal("a statement waiting for the gate did not give up with its context")
 	}
+	close(release)
 	// Once the abandoned parse ends the whole gate is free again, and a
 	// parse runs to its result.
 	for !g.sem.TryAcquire(g.capacity) {
