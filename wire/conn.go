@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -71,6 +72,11 @@ type conn struct {
 	// goes away or the server shuts down.
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+
+	// current is the text of the statement the message being handled
+	// runs (a Query's, or an Execute's statement's), and lostIn that of
+	// the one running when the client went, which the log names.
+	current, lostIn string
 
 	// runMu guards running, the cancel function of the statement in
 	// progress (nil between statements).
@@ -339,7 +345,10 @@ func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
 	defer func() {
 		c.closeAllPortals()
 		c.sess.Close()
-		if cause := context.Cause(c.ctx); cause != nil {
+		if cause := context.Cause(c.ctx); cause != nil && c.lostIn != "" {
+			// As PostgreSQL logs the statement of a connection lost.
+			c.log.Info("session ended", "cause", cause, "statement", logText(c.lostIn))
+		} else if cause != nil {
 			c.log.Info("session ended", "cause", cause)
 		} else {
 			c.log.Info("session ended")
@@ -498,6 +507,10 @@ func (c *conn) loop() {
 		c.watch.start()
 		ok := c.dispatch(f)
 		c.watch.stop()
+		if c.current != "" && context.Cause(c.ctx) == errClientGone {
+			c.lostIn = c.current
+		}
+		c.current = ""
 		if !ok || c.werr != nil || c.sentFatal {
 			return
 		}
@@ -631,6 +644,22 @@ func (c *conn) endImplicit(it ImplicitTransaction, ok, opened bool) bool {
 		c.sendError(stmtErr(ctx, err), 0)
 	}
 	return c.sentFatal
+}
+
+// maxLoggedText is the most of a statement's text a log line holds.
+const maxLoggedText = 1024
+
+// logText returns a statement's text for a log line: at most
+// maxLoggedText bytes of it, cut at a character's start and marked.
+func logText(text string) string {
+	if len(text) <= maxLoggedText {
+		return text
+	}
+	cut := maxLoggedText
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + "…"
 }
 
 // send buffers a backend message.

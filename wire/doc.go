@@ -22,7 +22,8 @@
 // doubling intervals up to half a second (PostgreSQL's
 // client_connection_check_interval, on by default here), and a client
 // that closed its end, or only its sending half, cancels the running
-// statement, as PostgreSQL's check does. Output
+// statement, as PostgreSQL's check does; the session's last log line
+// then names the statement (its first KiB). Output
 // is buffered and flushed at ReadyForQuery, on Flush, after every
 // ErrorResponse and every 64 KiB while rows stream.
 //

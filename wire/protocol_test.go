@@ -3,8 +3,10 @@ package wire
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -565,6 +567,59 @@ func TestDisconnectMidStatement(t *testing.T) {
 	c.send(&pgproto3.Terminate{})
 	readAllUntilEOF(t, c.nc)
 	waitFor(t, func() bool { return h.sessionsClosed.Load() == 2 && h.resultsClosed.Load() == h.resultsOpened.Load() })
+}
+
+// TestHangUpLogsStatement checks that the log line of a session whose
+// client went while a statement ran names the statement, as
+// PostgreSQL's "connection to client lost" does, and that one whose
+// client went between statements names none.
+func TestHangUpLogsStatement(t *testing.T) {
+	h := newFakeHandler()
+	var log lockedBuffer
+	ts := startServer(t, h, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	c, _ := connectRaw(t, ts.addr, nil)
+	c.send(&pgproto3.Query{String: "sleep"})
+	<-h.sleeping
+	c.nc.Close()
+	waitFor(t, func() bool { return strings.Contains(log.String(), "session ended") })
+	if got := log.String(); !strings.Contains(got, `cause="client connection lost" statement=sleep`) {
+		t.Fatalf("log of a client gone mid-statement:\n%s\nwant the cause and statement=sleep", got)
+	}
+
+	log.Reset()
+	c, _ = connectRaw(t, ts.addr, nil)
+	c.send(&pgproto3.Query{String: "select 1"})
+	expectTrace(t, c, "RowDescription n:23/0\nDataRow '1'\nCommandComplete SELECT 1\nReadyForQuery I")
+	c.nc.Close()
+	waitFor(t, func() bool { return strings.Contains(log.String(), "session ended") })
+	if got := log.String(); strings.Contains(got, "statement=") {
+		t.Fatalf("log of a client gone between statements names one:\n%s", got)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer that a server's log and a test may
+// use at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *lockedBuffer) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Reset()
 }
 
 func waitFor(t *testing.T, cond func() bool) {

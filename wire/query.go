@@ -20,6 +20,9 @@ type stmt struct {
 	prep   Prepared
 	params []types.T
 	fields []Field
+	// text is the Parse message's query, which the log names when the
+	// client goes while it runs.
+	text string
 }
 
 // portal is a bound statement with its parameters and result formats, and
@@ -47,6 +50,7 @@ type portal struct {
 // the first error, then ReadyForQuery. It reports whether the session goes
 // on.
 func (c *conn) simpleQuery(q string) bool {
+	c.current = q
 	// A Query drops the unnamed statement and portal, as in Postgres.
 	delete(c.stmts, "")
 	c.closePortal("")
@@ -209,7 +213,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	if err != nil {
 		return err
 	}
-	st := &stmt{}
+	st := &stmt{text: m.Query}
 	switch len(pieces) {
 	case 0:
 		st.empty = true
@@ -422,6 +426,7 @@ func (c *conn) execute(name string, maxRows uint32, synced bool) error {
 		// statement, which the session runs as it runs any.)
 		it.BeginPipeline()
 	}
+	c.current = p.st.text
 	if !c.runPortal(p, maxRows, 0) {
 		// The error went out already; skip to Sync.
 		c.skipToSync = true
