@@ -364,3 +364,23 @@ func TestSuperuserRefreshesAndAltersOthersSequences(t *testing.T) {
 	mustRun(t, root, "ALTER SEQUENCE at_id_seq RESTART WITH 7")
 	wantRows(t, alice, "SELECT nextval('aseq'), nextval('at_id_seq')", "5 7")
 }
+
+// A GRANT naming sequences changes none of them when it fails on one
+// (the role owns the first, not the second), as PostgreSQL's
+// transaction does, nor when it fails on a table named with them.
+func TestGrantOnSequencesFailsWhole(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	for _, q := range []string{"CREATE ROLE alice LOGIN", "CREATE ROLE bob", "GRANT CREATE ON SCHEMA public TO alice", "CREATE SEQUENCE rootseq", "CREATE TABLE roott (a int)"} {
+		mustRun(t, root, q)
+	}
+	alice := sessionAs(t, e, "alice")
+	mustRun(t, alice, "CREATE SEQUENCE aliceseq")
+	mustRun(t, alice, "CREATE TABLE alicet (id serial)")
+	wantCode(t, alice, "GRANT USAGE ON SEQUENCE aliceseq, rootseq TO bob", pgerr.InsufficientPrivilege, "permission denied for sequence rootseq")
+	wantCode(t, alice, "GRANT SELECT ON aliceseq, alicet_id_seq, roott TO bob", pgerr.InsufficientPrivilege, "permission denied for table roott")
+	wantRows(t, root, "SELECT has_sequence_privilege('bob', 'aliceseq', 'USAGE, SELECT'), has_sequence_privilege('bob', 'alicet_id_seq', 'SELECT')", "f f")
+	mustRun(t, alice, "GRANT SELECT ON aliceseq, alicet_id_seq TO bob")
+	wantRows(t, root, "SELECT has_sequence_privilege('bob', 'aliceseq', 'SELECT'), has_sequence_privilege('bob', 'alicet_id_seq', 'SELECT')", "t t")
+}
