@@ -155,8 +155,12 @@ func aclNoun(k catalog.Kind) string {
 
 // mustOwn refuses, as PostgreSQL does, to let a role that does not own
 // the relation named n alter it (a missing relation is left to the
-// statement to report).
+// statement to report); a superuser passes, as PostgreSQL's
+// ownership checks let it.
 func (s *Session) mustOwn(n sql.ObjectName) error {
+	if s.superuser() {
+		return nil
+	}
 	if rel, ok := s.eng.cat.Lookup(s.schemaOf(n), n.Name); ok && !s.owns(rel) {
 		return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(rel.Kind), rel.Name)
 	}
@@ -475,16 +479,31 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 				rest = append(rest, o)
 			}
 		}
-		for _, q := range seqs {
-			if err := s.grantSequences(ctx, []seqRef{q}, grantees, st.Revoke, tablePrivilegesOnSequence(st.Privileges, q.name(), io)); err != nil {
+		cp := *st
+		cp.Objects = rest
+		if len(rest) > 0 {
+			// The relations that are no sequences are checked before
+			// any sequence changes: a GRANT that fails changes nothing.
+			_, rels, err := s.tableGrantTargets(&cp)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.checkTableGrant(rels); err != nil {
+				return nil, err
+			}
+		}
+		if len(seqs) > 0 {
+			var p catalog.Privilege
+			for _, q := range seqs {
+				p = tablePrivilegesOnSequence(st.Privileges, q.name(), io)
+			}
+			if err := s.grantSequences(ctx, seqs, grantees, st.Revoke, p); err != nil {
 				return nil, err
 			}
 		}
 		if len(rest) == 0 {
 			return done(tag)
 		}
-		cp := *st
-		cp.Objects = rest
 		st = &cp
 	}
 	if st.On == "schema" {
@@ -511,48 +530,9 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 		}
 		return done(tag)
 	}
-	var p catalog.Privilege
-	for _, w := range st.Privileges {
-		switch w {
-		case "select":
-			p |= catalog.PrivSelect
-		case "insert":
-			p |= catalog.PrivInsert
-		case "update":
-			p |= catalog.PrivUpdate
-		case "delete":
-			p |= catalog.PrivDelete
-		case "all":
-			p |= catalog.PrivTableAll
-		case "truncate":
-			p |= catalog.PrivTruncate
-		case "references":
-			p |= catalog.PrivReferences
-		case "trigger":
-			p |= catalog.PrivTrigger
-		default:
-			return nil, pgerr.New(codeInvalidGrantOperation, "invalid privilege type %s for table", strings.ToUpper(w))
-		}
-	}
-	var rels []*catalog.Relation
-	if st.On == "all tables in schema" {
-		for _, o := range st.Objects {
-			for _, r := range s.eng.cat.All() {
-				// As in PostgreSQL, sequences are not among them (ALL
-				// SEQUENCES IN SCHEMA names those), nor indexes.
-				if r.Schema == o.Name && r.Kind != catalog.KindSink && r.Kind != catalog.KindSystem && r.Kind != catalog.KindSequence && r.Kind != catalog.KindIndex {
-					rels = append(rels, r)
-				}
-			}
-		}
-	} else {
-		for _, o := range st.Objects {
-			r, ok := s.eng.cat.Lookup(s.schemaOf(o), o.Name)
-			if !ok {
-				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", o.Name)
-			}
-			rels = append(rels, r)
-		}
+	p, rels, err := s.tableGrantTargets(st)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.eng.writeMu.lockContext(ctx); err != nil {
 		return nil, err
@@ -560,18 +540,8 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 	defer s.eng.writeMu.Unlock()
 	// Every relation is checked before any is changed: a GRANT that
 	// fails changes nothing, as PostgreSQL's transaction does.
-	for _, r := range rels {
-		if r.Kind == catalog.KindIndex {
-			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is an index", r.Name)
-		}
-		if !s.superuser() && !s.owns(r) {
-			if r.Kind == catalog.KindSequence {
-				return nil, denied(r)
-			}
-			// PostgreSQL's ExecGrant_Relation names every relation but
-			// a sequence a table here, views included.
-			return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table %s", r.Name)
-		}
+	if err := s.checkTableGrant(rels); err != nil {
+		return nil, err
 	}
 	changed := map[uint32]*catalog.Relation{}
 	var order []*catalog.Relation
@@ -596,6 +566,75 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 		}
 	}
 	return done(tag)
+}
+
+// tableGrantTargets reads the privileges of a GRANT or REVOKE on
+// relations (0LP01 for one a table does not have) and looks
+// its relations up (42P01 for a missing one).
+func (s *Session) tableGrantTargets(st *sql.Grant) (catalog.Privilege, []*catalog.Relation, error) {
+	var p catalog.Privilege
+	for _, w := range st.Privileges {
+		switch w {
+		case "select":
+			p |= catalog.PrivSelect
+		case "insert":
+			p |= catalog.PrivInsert
+		case "update":
+			p |= catalog.PrivUpdate
+		case "delete":
+			p |= catalog.PrivDelete
+		case "all":
+			p |= catalog.PrivTableAll
+		case "truncate":
+			p |= catalog.PrivTruncate
+		case "references":
+			p |= catalog.PrivReferences
+		case "trigger":
+			p |= catalog.PrivTrigger
+		default:
+			return 0, nil, pgerr.New(codeInvalidGrantOperation, "invalid privilege type %s for table", strings.ToUpper(w))
+		}
+	}
+	var rels []*catalog.Relation
+	if st.On == "all tables in schema" {
+		for _, o := range st.Objects {
+			for _, r := range s.eng.cat.All() {
+				// As in PostgreSQL, sequences are not among them (ALL
+				// SEQUENCES IN SCHEMA names those), nor indexes.
+				if r.Schema == o.Name && r.Kind != catalog.KindSink && r.Kind != catalog.KindSystem && r.Kind != catalog.KindSequence && r.Kind != catalog.KindIndex {
+					rels = append(rels, r)
+				}
+			}
+		}
+	} else {
+		for _, o := range st.Objects {
+			r, ok := s.eng.cat.Lookup(s.schemaOf(o), o.Name)
+			if !ok {
+				return 0, nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", o.Name)
+			}
+			rels = append(rels, r)
+		}
+	}
+	return p, rels, nil
+}
+
+// checkTableGrant refuses a GRANT or REVOKE on rels if one of them is an
+// index (42809) or the session's role does not own it (42501).
+func (s *Session) checkTableGrant(rels []*catalog.Relation) error {
+	for _, r := range rels {
+		if r.Kind == catalog.KindIndex {
+			return pgerr.New(pgerr.WrongObjectType, "\"%s\" is an index", r.Name)
+		}
+		if !s.superuser() && !s.owns(r) {
+			if r.Kind == catalog.KindSequence {
+				return denied(r)
+			}
+			// PostgreSQL's ExecGrant_Relation names every relation but
+			// a sequence a table here, views included.
+			return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table %s", r.Name)
+		}
+	}
+	return nil
 }
 
 // aclText renders a relation's ACL as Postgres's aclitem[] text

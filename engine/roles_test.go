@@ -336,3 +336,51 @@ func TestJobErrorsHiddenFromOthers(t *testing.T) {
 		t.Errorf("mallory reads %q", got)
 	}
 }
+
+// A superuser passes PostgreSQL's ownership checks: it may REFRESH
+// another role's materialized view and ALTER SEQUENCE another role's
+// sequence, a table's serial sequence included, which their owner may
+// too and other roles may not.
+func TestSuperuserRefreshesAndAltersOthersSequences(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	for _, q := range []string{"CREATE ROLE alice LOGIN", "CREATE ROLE bob LOGIN", "GRANT CREATE ON SCHEMA public TO alice"} {
+		mustRun(t, root, q)
+	}
+	alice := sessionAs(t, e, "alice")
+	for _, q := range []string{"CREATE TABLE at (id serial, x int)", "CREATE SEQUENCE aseq",
+		"CREATE MATERIALIZED VIEW amv AS SELECT count(*) AS n FROM at", "GRANT ALL ON at, aseq, amv TO bob"} {
+		mustRun(t, alice, q)
+	}
+	bob := sessionAs(t, e, "bob")
+	wantCode(t, bob, "REFRESH MATERIALIZED VIEW amv", pgerr.InsufficientPrivilege, "must be owner of materialized view amv")
+	wantCode(t, bob, "ALTER SEQUENCE aseq RESTART WITH 5", pgerr.InsufficientPrivilege, "must be owner of sequence aseq")
+	wantCode(t, bob, "ALTER SEQUENCE at_id_seq RESTART WITH 7", pgerr.InsufficientPrivilege, "must be owner of sequence at_id_seq")
+	mustRun(t, alice, "INSERT INTO at (x) VALUES (1)")
+	mustRun(t, root, "REFRESH MATERIALIZED VIEW amv")
+	wantRows(t, root, "SELECT n FROM amv", "1")
+	mustRun(t, root, "ALTER SEQUENCE aseq RESTART WITH 5")
+	mustRun(t, root, "ALTER SEQUENCE at_id_seq RESTART WITH 7")
+	wantRows(t, alice, "SELECT nextval('aseq'), nextval('at_id_seq')", "5 7")
+}
+
+// A GRANT naming sequences changes none of them when it fails on one
+// (the role owns the first, not the second), as PostgreSQL's
+// transaction does, nor when it fails on a table named with them.
+func TestGrantOnSequencesFailsWhole(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	for _, q := range []string{"CREATE ROLE alice LOGIN", "CREATE ROLE bob", "GRANT CREATE ON SCHEMA public TO alice", "CREATE SEQUENCE rootseq", "CREATE TABLE roott (a int)"} {
+		mustRun(t, root, q)
+	}
+	alice := sessionAs(t, e, "alice")
+	mustRun(t, alice, "CREATE SEQUENCE aliceseq")
+	mustRun(t, alice, "CREATE TABLE alicet (id serial)")
+	wantCode(t, alice, "GRANT USAGE ON SEQUENCE aliceseq, rootseq TO bob", pgerr.InsufficientPrivilege, "permission denied for sequence rootseq")
+	wantCode(t, alice, "GRANT SELECT ON aliceseq, alicet_id_seq, roott TO bob", pgerr.InsufficientPrivilege, "permission denied for table roott")
+	wantRows(t, root, "SELECT has_sequence_privilege('bob', 'aliceseq', 'USAGE, SELECT'), has_sequence_privilege('bob', 'alicet_id_seq', 'SELECT')", "f f")
+	mustRun(t, alice, "GRANT SELECT ON aliceseq, alicet_id_seq TO bob")
+	wantRows(t, root, "SELECT has_sequence_privilege('bob', 'aliceseq', 'SELECT'), has_sequence_privilege('bob', 'alicet_id_seq', 'SELECT')", "t t")
+}

@@ -669,7 +669,7 @@ func (s *Session) implicitSequence(n sql.ObjectName) (*catalog.Relation, int, bo
 // ddlMu.
 func (s *Session) alterImplicitSequence(st *sql.AlterSequence, rel *catalog.Relation, col int) (wire.Result, error) {
 	name, max, start, _ := seqInfo(rel, col)
-	if !s.owns(rel) {
+	if !s.superuser() && !s.owns(rel) {
 		return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of sequence %s", name)
 	}
 	v := start
@@ -754,7 +754,7 @@ func (s *Session) alterSequence(ctx context.Context, st *sql.AlterSequence, io w
 	if rel.Kind != catalog.KindSequence {
 		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a sequence", rel.Name)
 	}
-	if !s.owns(rel) {
+	if !s.superuser() && !s.owns(rel) {
 		return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of sequence %s", rel.Name)
 	}
 	v := int64(0)

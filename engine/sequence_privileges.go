@@ -179,17 +179,29 @@ func (s *Session) grantSequences(ctx context.Context, seqs []seqRef, grantees []
 		return err
 	}
 	defer s.eng.writeMu.Unlock()
+	// Every sequence is checked before any is changed, and all change
+	// in one batch: a GRANT that fails changes nothing.
 	for _, q := range seqs {
 		if !s.superuser() && !s.owns(q.rel) {
 			return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for sequence %s", q.name())
 		}
+	}
+	changed := map[uint32]*catalog.Relation{}
+	var order []*catalog.Relation
+	for _, q := range seqs {
 		// Read the relation again under writeMu so a concurrent change
-		// to it is not lost.
-		cur, ok := s.eng.cat.ByID(q.rel.ID)
+		// to it is not lost (and once for a table's several serial
+		// columns).
+		cp, ok := changed[q.rel.ID]
 		if !ok {
-			continue
+			cur, found := s.eng.cat.ByID(q.rel.ID)
+			if !found {
+				continue
+			}
+			cp = cur.Clone()
+			changed[q.rel.ID] = cp
+			order = append(order, cp)
 		}
-		cp := cur.Clone()
 		if q.col < 0 {
 			cp.ACL = cp.ACL.Update(cp.Owner, catalog.PrivSequenceAll, grantees, p, revoke)
 		} else {
@@ -198,9 +210,9 @@ func (s *Session) grantSequences(ctx context.Context, seqs []seqRef, grantees []
 			}
 			cp.Cols[q.col].SeqACL = cp.Cols[q.col].SeqACL.Update(cp.Owner, catalog.PrivSequenceAll, grantees, p, revoke)
 		}
-		if err := s.eng.cat.Replace(cp); err != nil {
-			return err
-		}
+	}
+	if len(order) > 0 {
+		return s.eng.cat.ReplaceAll(order...)
 	}
 	return nil
 }

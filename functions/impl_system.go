@@ -270,7 +270,7 @@ func systemOverloads() []*Overload {
 		fn("has_function_privilege", hasFunctionPrivilegeImpl, tBool, tName, tOid, tText))
 	// has_table_privilege asks the session when it can check privileges
 	// (PrivilegeChecker); overloads: (table, priv), (user, table, priv),
-	// with the table as a name or an OID.
+	// with the table as a name or an OID in either.
 	hasTablePrivilegeImpl := func(args []types.T, _ types.T) (Impl, bool) {
 		byOID := args[len(args)-2].ID == types.Oid
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
@@ -298,7 +298,8 @@ func systemOverloads() []*Overload {
 	}
 	list = append(list, fn("has_table_privilege", hasTablePrivilegeImpl, tBool, tText, tText),
 		fn("has_table_privilege", hasTablePrivilegeImpl, tBool, tName, tText, tText),
-		fn("has_table_privilege", hasTablePrivilegeImpl, tBool, tOid, tText))
+		fn("has_table_privilege", hasTablePrivilegeImpl, tBool, tOid, tText),
+		fn("has_table_privilege", hasTablePrivilegeImpl, tBool, tName, tOid, tText))
 	// Functions, operators and types are all in pg_catalog, which is
 	// always searched; weir has no conversions or operator classes.
 	// pg_type_is_visible asks the session about a user type (one outside

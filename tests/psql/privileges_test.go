@@ -55,6 +55,8 @@ var privCases = []struct {
 	{"drop_role_with_grant", "root", "CREATE ROLE holder;\nGRANT SELECT ON stock TO holder;\nDROP ROLE holder;\nREVOKE SELECT ON stock FROM holder;\nDROP ROLE holder;"},
 	{"z_stock", "root", `\z stock`},
 	{"has_table_privilege", "root", "SELECT has_table_privilege('reader', 'stock', 'SELECT'), has_table_privilege('reader', 'stock', 'INSERT'), has_table_privilege('reader', 'ledger', 'insert'), has_table_privilege('reader', 'ledger', 'UPDATE, DELETE'), has_table_privilege('root', 'ledger', 'DELETE');"},
+	{"has_table_privilege_oid", "root", "SELECT has_table_privilege('reader', 'stock'::regclass, 'SELECT'), has_table_privilege('reader', 'ledger'::regclass, 'SELECT'), has_table_privilege('reader', 'low'::regclass::oid, 'select'), has_table_privilege('reader', 'ledger'::regclass, 'INSERT');"},
+	{"grant_sequence_and_table_fails_whole", "root", "CREATE SEQUENCE gseq;\nCREATE INDEX gidx ON stock (qty);\nGRANT USAGE ON stock, gseq TO reader;\nGRANT USAGE ON gseq, stock TO reader;\nGRANT SELECT ON gseq, nosuch TO reader;\nGRANT SELECT ON gseq, gidx TO reader;\n\\dp gseq\nDROP INDEX gidx;\nDROP SEQUENCE gseq;"},
 	{"pg_class_acl", "root", "SELECT relname, relacl FROM pg_class WHERE relname IN ('stock', 'ledger', 'low') ORDER BY 1;"},
 	{"reader_reads", "reader", "SELECT * FROM stock;\nSELECT * FROM low;\nSELECT current_user, session_user;\nSHOW is_superuser;"},
 	{"reader_refused", "reader", "SELECT * FROM ledger;\nINSERT INTO stock VALUES (2, 1);\nUPDATE stock SET qty = 0;\nDELETE FROM stock;\nTRUNCATE stock;\nCREATE TABLE mine (a int);\nDROP VIEW low;\nINSERT INTO ledger VALUES (1, 2.5);\nUPDATE ledger SET amount = 0;\nSELECT rolname FROM pg_authid;"},
