@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
@@ -24,7 +25,47 @@ import (
 
 // ownerMayRead checks that rel's owner holds SELECT on every relation
 // rel reads, and through the views among them on what those read.
-func (e *Engine) ownerMayRead(rel *catalog.Relation) error { return e.ownerReads(rel, 0) }
+//
+// The relations are those rel's definition, bound again, accesses
+// (planner.Access), each checked against the role PostgreSQL checks it
+// against: rel's owner for what the definition names, a view's owner
+// for what that view reads. (rel's Deps list the relations behind its
+// views too, so checking them all against rel's owner failed a view
+// whose owner may read a view but not the tables behind it, which
+// PostgreSQL allows.) A definition that no longer binds is checked
+// through its Deps as before.
+func (e *Engine) ownerMayRead(rel *catalog.Relation) error {
+	q, err := parseQuery(rel.SQL)
+	if err != nil {
+		return e.ownerReads(rel, 0)
+	}
+	b, err := planner.Bind(q, e.definitionSession(rel, nil).catalogView(), nil)
+	if err != nil {
+		return e.ownerReads(rel, 0)
+	}
+	owner, ok := e.cat.RoleByOID(rel.Owner)
+	if !ok {
+		// The bootstrap superuser (0), or a role since dropped.
+		return nil
+	}
+	for _, a := range b.Access {
+		if a.Rel == nil || a.Func != nil || a.Priv&catalog.PrivSelect == 0 {
+			continue
+		}
+		who := owner
+		if a.View != nil {
+			who = e.viewOwner(a.View)
+		}
+		cur, ok := e.cat.ByID(a.Rel.ID)
+		if !ok {
+			continue
+		}
+		if !e.holds(who, cur, catalog.PrivSelect) {
+			return denied(cur)
+		}
+	}
+	return nil
+}
 
 // failJobsWithoutPrivileges fails the running job of every materialized
 // view whose owner no longer may read its inputs; called after a
@@ -98,7 +139,10 @@ func (e *Engine) checkViewOwner(rel *catalog.Relation, depth int) error {
 
 // ownerReads checks that rel's owner holds SELECT on every relation rel
 // reads (its Deps), and through the views among them on what those
-// read; depth is rel's depth below the first view.
+// read; depth is rel's depth below the first view. It is the check of
+// a definition that no longer binds (ownerMayRead): stricter than
+// PostgreSQL's, as the Deps of a relation read through a view are held
+// against rel's owner too.
 func (e *Engine) ownerReads(rel *catalog.Relation, depth int) error {
 	owner, ok := e.cat.RoleByOID(rel.Owner)
 	if !ok {
