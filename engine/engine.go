@@ -353,6 +353,7 @@ func (e *Engine) NewSession(ctx context.Context, p wire.StartupParams) (wire.Ses
 		return nil, pgerr.New(codeInvalidAuthorization, "role \"%s\" does not exist", user)
 	}
 	s := newSession(e, p)
+	s.conn = ctx
 	s.roleOID = r.OID
 	if err := s.applyStartupOptions(p.Options); err != nil {
 		return nil, err

@@ -25,6 +25,10 @@ import (
 // and the executor's SessionInfo.
 type Session struct {
 	eng *Engine
+	// conn lives as long as the client's connection (the context
+	// NewSession was given): a statement past its commit point waits
+	// for its checkpoint under it, not under its own (waitApplied).
+	conn context.Context
 	// pins and over are set on the internal sessions that bind stored
 	// definitions: the definition's pinned tables (Relation.DepCols),
 	// and relations to see in place of the catalog's (ALTER TABLE

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/weirdb/weir/executor"
@@ -481,19 +480,39 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 // waitApplied waits until the epoch pe, which holds the writes the
 // statement (or COMMIT) has just applied, is committed. Applying them
 // is the statement's commit point: from then on they commit with the
-// epoch whatever the statement does, so, as PostgreSQL does when a
-// cancel comes while a commit waits for synchronous replication
-// (SyncRepWaitForLSN), the end of ctx does not fail the statement. A
-// cancel or statement_timeout stops the wait with a WARNING that says
-// so and the statement completes normally; a terminate (or shutdown)
-// stops it with a WARNING 57P01 and closes the connection without a
-// command completion (wire.ErrCloseConnection). Only the epoch's own
-// failure (a recovery discarding it) is an error.
+// epoch whatever the statement does, so the end of ctx does not fail
+// the statement. Nor does a cancel or statement_timeout end the wait:
+// the writes are not durable before the checkpoint commits, and the
+// reply says they are, so the statement waits on, as PostgreSQL's commit
+// waits for its WAL flush whatever the cancel. (PostgreSQL's commit
+// waiting for synchronous replication may stop at a cancel because its
+// commit is durable locally already; these writes are not.) A terminate,
+// shutdown or the client's going stops the wait with a WARNING 57P01
+// and closes the connection without a command completion
+// (wire.ErrCloseConnection). Only the epoch's own failure (a recovery
+// discarding it) is an error.
 func (s *Session) waitApplied(ctx context.Context, pe *pendingEpoch) error {
 	defer s.ReportWait("IPC", "CheckpointDone")()
 	err := s.eng.waitCommitted(ctx, pe)
 	if err == nil || ctx.Err() == nil {
 		return err
+	}
+	if pgerr.As(ctxError(ctx)).Code == pgerr.QueryCanceled {
+		// A cancel or statement_timeout came after the commit point:
+		// the writes commit with the checkpoint whatever the client is
+		// told, and a reply now would acknowledge writes a crash could
+		// still lose. The statement waits on, as PostgreSQL's commit
+		// waits for its WAL flush; only the connection's end (a
+		// terminate, shutdown, the client gone) stops the wait.
+		s.eng.log.Info("a cancel came after the statement's commit point: it waits for its checkpoint", "pid", s.pid, "epoch", pe.epoch.Load())
+		ctx = s.conn
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		err = s.eng.waitCommitted(ctx, pe)
+		if err == nil || ctx.Err() == nil {
+			return err
+		}
 	}
 	if res, ok := pe.result(); ok {
 		// The epoch's outcome came with the cancel: report it.
@@ -508,24 +527,12 @@ func (s *Session) waitApplied(ctx context.Context, pe *pendingEpoch) error {
 	}
 	detail := "The writes are applied: they become durable and visible when " + at +
 		", and are lost if that checkpoint fails or the server stops before then."
+	// Terminated, the server shutting down or the client gone: no
+	// command completion, as in PostgreSQL.
 	cause := pgerr.As(ctxError(ctx))
-	switch cause.Code {
-	case pgerr.QueryCanceled:
-		why := "user request"
-		if strings.HasSuffix(cause.Message, "statement timeout") {
-			why = "statement timeout"
-		}
-		s.eng.log.Info("statement stopped waiting for its checkpoint", "pid", s.pid, "cause", why, "epoch", pe.epoch.Load())
-		s.notices = append(s.notices, notice{severity: "WARNING", code: "01000",
-			message: "canceling wait for checkpoint due to " + why, detail: detail})
-		return nil
-	default:
-		// Terminated, the server shutting down or the client gone: no
-		// command completion, as in PostgreSQL.
-		s.notices = append(s.notices, notice{severity: "WARNING", code: string(pgerr.AdminShutdown),
-			message: "canceling the wait for checkpoint and terminating connection due to administrator command", detail: detail})
-		return fmt.Errorf("%w: %w", wire.ErrCloseConnection, cause)
-	}
+	s.notices = append(s.notices, notice{severity: "WARNING", code: string(pgerr.AdminShutdown),
+		message: "canceling the wait for checkpoint and terminating connection due to administrator command", detail: detail})
+	return fmt.Errorf("%w: %w", wire.ErrCloseConnection, cause)
 }
 
 // BeginImplicit implements wire.ImplicitTransaction: the statements of a
