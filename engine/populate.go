@@ -155,6 +155,15 @@ func (s *Session) refresh(ctx context.Context, st *sql.Refresh, io wire.ExecIO) 
 	if st.Concurrently && st.NoData {
 		return nil, pgerr.New(pgerr.SyntaxError, "CONCURRENTLY and WITH NO DATA options cannot be used together")
 	}
+	// As PostgreSQL's refresh runs the query with the owner's
+	// privileges: an owner that lost SELECT on an input gets the 42501
+	// (its job failed with it), not a refresh that leaves the view as
+	// it was.
+	if !st.NoData {
+		if err := e.ownerMayRead(rel); err != nil {
+			return nil, err
+		}
+	}
 	if !rel.Unpopulated && !st.NoData && len(e.unpopulatedIndexes(rel.ID)) == 0 {
 		tctx, cancel := s.withTimeout(ctx)
 		gone, err := e.jobGone(tctx, rel)

@@ -45,6 +45,8 @@ func TestMaterializedViewOwnerLosesSelect(t *testing.T) {
 		t.Errorf("weir.jobs for bob_team: %q %q (%v), want failed with the 42501", status, lastErr, err)
 	}
 	wantDenied(t, bob, "ALTER MATERIALIZED VIEW bob_team RESUME", "permission denied for table team")
+	// As in PostgreSQL, a REFRESH runs with the owner's privileges.
+	wantDenied(t, bob, "REFRESH MATERIALIZED VIEW bob_team", "permission denied for table team")
 	execAll(t, root, "GRANT SELECT ON team TO bob")
 	execAll(t, bob, "ALTER MATERIALIZED VIEW bob_team RESUME")
 	var n int
