@@ -51,6 +51,9 @@ func (b *binder) targetTable(refs *ast.TableRefsClause, verb string, p catalog.P
 	case catalog.KindSequence:
 		failf(pgerr.WrongObjectType, "cannot change sequence \"%s\"", name)
 	case catalog.KindTable:
+	case catalog.KindSource:
+		fail(pgerr.New(pgerr.WrongObjectType, "cannot %s source \"%s\"", dmlVerb(verb), name).
+			WithHint("A source's rows come from its connector. To write rows yourself, create a table (a table may also have a connector)."))
 	default:
 		failf(pgerr.WrongObjectType, "\"%s\" is not a table", name)
 	}
